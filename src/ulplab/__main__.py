@@ -1,0 +1,3 @@
+from ulplab.cli.main import run
+
+run()

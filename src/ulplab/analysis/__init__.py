@@ -1,0 +1,1 @@
+"""Analyses built on the oracle tables: saturation thresholds, reference values."""

@@ -1,0 +1,404 @@
+"""The ``ulplab`` command: one entry point, one subcommand per job, --help everywhere.
+
+Bad input (an unknown function, format, method, rounding mode or denormal policy, a malformed
+number, an unwritable output path) exits with status 2 and one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+import numpy as np
+
+from ulplab import __version__
+from ulplab.errors import UsageError
+from ulplab.formats import (
+    EXHAUSTIVE_FORMATS,
+    FORMATS,
+    POLICIES,
+    ROUNDING_MODES,
+    Format,
+    check_mode,
+    counts,
+    get_format,
+    get_policy,
+    next_down,
+    next_up,
+    round_to_format,
+    to_values,
+)
+from ulplab.functions import FUNCTIONS, get_function
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _exhaustive_format(name: str) -> Format:
+    fmt = get_format(name)
+    if not fmt.exhaustive:
+        raise UsageError(f"{fmt.name} cannot be swept exhaustively here; "
+                         f"valid: {', '.join(EXHAUSTIVE_FORMATS)}")
+    return fmt
+
+
+def _common(p: argparse.ArgumentParser, rounding: bool = True, method: bool = False) -> None:
+    p.add_argument("--format", default="bfloat16", help=f"one of {', '.join(FORMATS)}")
+    if rounding:
+        p.add_argument("--rounding", default="nearest-even",
+                       help=f"rounding of the truth: {', '.join(ROUNDING_MODES)}")
+        p.add_argument("--denormals", default="ieee", help=f"one of {', '.join(POLICIES)}")
+    if method:
+        p.add_argument("--output-rounding", default="nearest-even",
+                       help="how a float32 method's outputs become the format")
+
+
+def _validate(args: argparse.Namespace) -> None:
+    if getattr(args, "func", None) is not None:
+        get_function(args.func)
+    if getattr(args, "rounding", None) is not None:
+        check_mode(args.rounding)
+    if getattr(args, "output_rounding", None) is not None:
+        check_mode(args.output_rounding)
+    if getattr(args, "denormals", None) is not None:
+        get_policy(args.denormals)
+
+
+def _out():
+    from ulplab.report import console
+
+    return console()
+
+
+# ---------------------------------------------------------------- analyze
+def cmd_analyze(args: argparse.Namespace) -> int:
+    from ulplab.methods import select_methods
+    from ulplab.report import (
+        analysis_csv,
+        analysis_table,
+        check_writable,
+        method_detail,
+        write_json,
+        write_text,
+    )
+    from ulplab.sweep import analyze
+
+    fmt = _exhaustive_format(args.format)
+    methods = select_methods(args.func, args.method)
+    for path in (args.json, args.csv):
+        if path:
+            check_writable(path)
+    result = analyze(methods, args.func, fmt, args.rounding, args.denormals,
+                     args.output_rounding, worst=args.worst, progress=not args.quiet)
+    con = _out()
+    con.print(analysis_table(result))
+    if len(methods) == 1 or args.details:
+        for m in result["methods"]:
+            for t in method_detail(m, fmt.name):
+                con.print(t)
+    if result["ulp_ordinal"] == "flush-to-zero":
+        con.print("ULP measured on the flush-to-zero ordinal: the smallest normal is one step "
+                  "from zero.")
+    if args.json:
+        write_json(args.json, result)
+    if args.csv:
+        write_text(args.csv, analysis_csv(result))
+    return 0
+
+
+# ---------------------------------------------------------------- oracle / eval
+def _save_npy(path: str, arr: np.ndarray) -> None:
+    from ulplab.report import check_writable
+
+    p = check_writable(path)
+    try:
+        with open(p, "wb") as fh:
+            np.save(fh, arr)
+    except OSError as exc:
+        raise UsageError(f"cannot write {p}: {exc.strerror}") from None
+
+
+def cmd_oracle(args: argparse.Namespace) -> int:
+    from ulplab.oracle.table import oracle_table
+    from ulplab.report import check_writable
+
+    fmt = _exhaustive_format(args.format)
+    check_writable(args.output)
+    table = oracle_table(args.func, fmt, args.rounding, args.denormals, progress=not args.quiet)
+    _save_npy(args.output, table)
+    print(f"wrote {len(table)} {fmt.uint.name} results of {args.func} ({fmt.name}, "
+          f"{args.rounding}, {args.denormals}) to {args.output}")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from ulplab.methods import get_method
+    from ulplab.report import check_writable
+    from ulplab.sweep import method_outputs
+
+    fmt = _exhaustive_format(args.format)
+    method = get_method(args.func, args.method)
+    check_writable(args.output)
+    _, got = method_outputs(method, fmt, args.denormals, args.output_rounding)
+    _save_npy(args.output, got)
+    print(f"wrote {len(got)} {fmt.uint.name} results of {args.func}/{method.name} "
+          f"({fmt.name}) to {args.output}")
+    return 0
+
+
+# ---------------------------------------------------------------- reference
+_BITS = re.compile(r"^[+-]?0x[0-9a-f]+$", re.IGNORECASE)
+
+
+def parse_number(text: str, fmt: Format | None) -> float:
+    """Decimal, hex float (0x1.8p+1) or, with a format, a bit pattern (0x3fc0)."""
+    t = text.strip()
+    if _BITS.match(t) and "p" not in t.lower():
+        if fmt is None:
+            raise UsageError(f"{text!r} looks like a bit pattern: give --format to read it")
+        value = int(t, 16)
+        if value < 0 or value >= fmt.n_patterns:
+            raise UsageError(f"bit pattern {text} does not fit in {fmt.name}")
+        return float(to_values(np.array([value]), fmt)[0])
+    try:
+        return float.fromhex(t) if "0x" in t.lower() else float(t)
+    except ValueError:
+        raise UsageError(f"malformed number {text!r}: expected a decimal, a hex float (0x1.8p+1) "
+                         "or a bit pattern with --format (0x3fc0)") from None
+
+
+def cmd_reference(args: argparse.Namespace) -> int:
+    from ulplab.oracle.exact import exact_text
+    from ulplab.oracle.table import evaluate
+    from ulplab.report import simple_table
+    from ulplab.stats import hex_bits
+
+    fmt = get_format(args.format)
+    xs = [parse_number(t, fmt) for t in args.x]
+    rows = []
+    for text, x in zip(args.x, xs, strict=True):
+        xb = int(round_to_format(np.array([x]), fmt)[0])
+        xf = float(to_values(np.array([xb]), fmt)[0])
+        note = "" if (xf == x or (math.isnan(x) and math.isnan(xf))) else f" (read as {xf!r})"
+        res = evaluate(args.func, np.array([xf]), fmt, args.rounding, args.denormals)
+        r = res[:1]
+        below, above = next_down(r, fmt), next_up(r, fmt)
+        vals = to_values(np.concatenate([below, r, above]), fmt)
+        rows.append([f"{text}{note}", hex_bits(xb, fmt), exact_text(args.func, xf),
+                     f"{float(vals[1])!r} ({hex_bits(r[0], fmt)})",
+                     f"{float(vals[0])!r} ({hex_bits(below[0], fmt)})",
+                     f"{float(vals[2])!r} ({hex_bits(above[0], fmt)})"])
+    _out().print(simple_table(
+        f"{args.func} reference in {fmt.name} ({args.rounding}, {args.denormals})",
+        ["x", "bits", f"exact {args.func}(x)", "correctly rounded", "next down", "next up"], rows))
+    return 0
+
+
+# ---------------------------------------------------------------- saturation
+def cmd_saturation(args: argparse.Namespace) -> int:
+    from ulplab.analysis.saturation import saturation
+    from ulplab.report import check_writable, simple_table, write_json
+
+    fmt = _exhaustive_format(args.format)
+    if args.json:
+        check_writable(args.json)
+    res = saturation(args.func, fmt, args.rounding, args.denormals)
+    rows = []
+    for side, op in (("positive", ">="), ("negative", "<=")):
+        for s in res[side]:
+            rows.append([side, f"f(x) == {s['target']}", f"x {op} {s['threshold']!r}",
+                         s["threshold_hex"], s["inputs"]])
+    if not rows:
+        rows.append(["-", "no saturated tail", "", "", ""])
+    _out().print(simple_table(f"{args.func} saturation in {fmt.name} (exhaustive, "
+                              f"{args.rounding})", ["side", "result", "threshold", "bits",
+                                                    "inputs"], rows))
+    if args.json:
+        write_json(args.json, res)
+    return 0
+
+
+# ---------------------------------------------------------------- formats / methods / functions
+def cmd_formats(args: argparse.Namespace) -> int:
+    from ulplab.report import simple_table
+
+    policy = get_policy(args.denormals)
+    fmts = [get_format(args.format)] if args.format else list(FORMATS.values())
+    con = _out()
+    rows = []
+    for f in fmts:
+        c = counts(f, ftz=policy.daz or policy.ftz)
+        rows.append([f.name, f.bits, f.precision, f.emin, f.emax, repr(f.max_value),
+                     repr(f.min_normal), repr(f.min_subnormal), "yes" if f.has_inf else "no",
+                     f"0x{f.nan_bits:x}", c["patterns"], c["finite"], c["distinct_finite"],
+                     c["subnormal"]])
+    con.print(simple_table(f"formats (denormals: {policy.name})",
+                           ["format", "bits", "precision", "emin", "emax", "max", "min normal",
+                            "min subnormal", "inf", "NaN", "patterns", "finite",
+                            "distinct finite (ordinals)", "subnormals"], rows))
+    if args.format and (policy.daz or policy.ftz):
+        f = fmts[0]
+        w = f.bits // 4
+        mn, mx, sb = f.min_normal_bits, f.max_bits, f.sign_bit
+        half = mx - mn + 1
+        sub = mn - 1
+        con.print(simple_table(
+            f"{f.name} value space under {policy.name}",
+            ["category", "bit range", "count", "notes"],
+            [["negative normals", f"0x{sb | mn:0{w}x} - 0x{sb | mx:0{w}x}", half,
+              "excludes -inf" if f.has_inf else ""],
+             ["zero", f"0x{0:0{w}x}", 1, "±0 and every subnormal map here"],
+             ["positive normals", f"0x{mn:0{w}x} - 0x{mx:0{w}x}", half,
+              "excludes +inf" if f.has_inf else ""],
+             ["total finite", "-", 2 * half + 1, "ordinal indices"],
+             ["positive subnormals", f"0x{1:0{w}x} - 0x{sub:0{w}x}", sub, "treated as zero"],
+             ["negative subnormals", f"0x{sb | 1:0{w}x} - 0x{sb | sub:0{w}x}", sub,
+              "treated as zero"],
+             ["total subnormals", "-", 2 * sub, ""]]))
+    return 0
+
+
+def cmd_methods(args: argparse.Namespace) -> int:
+    from ulplab.methods import all_methods, methods_for
+    from ulplab.report import simple_table
+
+    ms = methods_for(args.func) if args.func else all_methods()
+    rows = [[m.function, m.name, m.family, m.takes, ", ".join(m.library_calls) or "arithmetic",
+             m.idea] for m in ms]
+    _out().print(simple_table("methods", ["function", "method", "family", "takes",
+                                          "library calls", "idea"], rows))
+    return 0
+
+
+def cmd_functions(args: argparse.Namespace) -> int:
+    from ulplab.report import simple_table
+
+    _out().print(simple_table("functions", ["function", "definition", "regions"],
+                              [[f.name, f.definition, ", ".join(r[0] for r in f.regions)]
+                               for f in FUNCTIONS.values()]))
+    return 0
+
+
+def cmd_crosscheck(args: argparse.Namespace) -> int:
+    from ulplab.oracle.crosscheck import crosscheck_table
+    from ulplab.oracle.table import oracle_table
+    from ulplab.report import simple_table
+    from ulplab.stats import hex_bits
+
+    funcs = list(FUNCTIONS) if args.func == "all" else [get_function(args.func).name]
+    fmt = _exhaustive_format(args.format)
+    rows, failed = [], 0
+    for f in funcs:
+        oracle = oracle_table(f, fmt, progress=not args.quiet)
+        check = crosscheck_table(f, fmt)
+        bad = np.flatnonzero(oracle != check)
+        failed += len(bad)
+        first = ", ".join(f"{hex_bits(i, fmt)}: {hex_bits(oracle[i], fmt)} vs "
+                          f"{hex_bits(check[i], fmt)}" for i in bad[:3])
+        rows.append([f, fmt.name, len(oracle), len(bad), first])
+    _out().print(simple_table("oracle (Arb) against the independent mpmath check, nearest-even",
+                              ["function", "format", "inputs", "disagreements", "first"], rows))
+    return 1 if failed else 0
+
+
+# ---------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="ulplab", description="ULP error of elementwise kernels against a "
+                "correctly rounded oracle, over every value of a format.")
+    p.add_argument("--version", action="version", version=f"ulplab {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    fn_help = f"one of {', '.join(FUNCTIONS)}"
+
+    a = sub.add_parser("analyze", help="measure methods over every input of a format")
+    a.add_argument("func", help=fn_help)
+    a.add_argument("--method", default="all", help="M[,M...] or all (see `ulplab methods`)")
+    _common(a, method=True)
+    a.add_argument("--json", help="write every figure as JSON to this path")
+    a.add_argument("--csv", help="write one row per method as CSV to this path")
+    a.add_argument("--worst", type=int, default=10, help="how many worst inputs to keep")
+    a.add_argument("--details", action="store_true", help="detail tables for every method")
+    a.add_argument("--quiet", action="store_true", help="no progress bar")
+    a.set_defaults(run=cmd_analyze)
+
+    o = sub.add_parser("oracle", help="write correctly rounded results for every pattern (.npy)")
+    o.add_argument("func", help=fn_help)
+    _common(o)
+    o.add_argument("-o", "--output", required=True, help="output .npy path")
+    o.add_argument("--quiet", action="store_true")
+    o.set_defaults(run=cmd_oracle)
+
+    e = sub.add_parser("eval", help="write a method's results for every pattern (.npy)")
+    e.add_argument("func", help=fn_help)
+    e.add_argument("--method", required=True)
+    e.add_argument("--format", default="bfloat16")
+    e.add_argument("--denormals", default="ieee")
+    e.add_argument("--output-rounding", default="nearest-even")
+    e.add_argument("-o", "--output", required=True, help="output .npy path")
+    e.set_defaults(run=cmd_eval)
+
+    r = sub.add_parser("reference", help="exact value, correctly rounded result, neighbours")
+    r.add_argument("func", help=fn_help)
+    r.add_argument("x", nargs="+", help="decimal, hex float (0x1.8p+1) or bit pattern (0x3fc0)")
+    _common(r)
+    r.set_defaults(run=cmd_reference)
+
+    s = sub.add_parser("saturation", help="exact thresholds beyond which f(x) rounds to x, 0, ±1")
+    s.add_argument("func", help=fn_help)
+    _common(s)
+    s.add_argument("--json", help="write the thresholds as JSON")
+    s.set_defaults(run=cmd_saturation)
+
+    f = sub.add_parser("formats", help="the formats and their value spaces")
+    f.add_argument("--format", help=f"one of {', '.join(FORMATS)} (default: all)")
+    f.add_argument("--denormals", default="ieee", help=f"one of {', '.join(POLICIES)}")
+    f.set_defaults(run=cmd_formats)
+
+    m = sub.add_parser("methods", help="list registered methods")
+    m.add_argument("func", nargs="?", help=fn_help)
+    m.set_defaults(run=cmd_methods)
+
+    fu = sub.add_parser("functions", help="list the functions the oracle knows")
+    fu.set_defaults(run=cmd_functions)
+
+    c = sub.add_parser("crosscheck", help="compare the oracle with the independent mpmath method")
+    c.add_argument("func", help=f"{fn_help}, or all")
+    c.add_argument("--format", default="bfloat16")
+    c.add_argument("--quiet", action="store_true")
+    c.set_defaults(run=cmd_crosscheck)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if getattr(args, "func", None) == "all" and args.command == "crosscheck":
+            pass
+        else:
+            _validate(args)
+        if getattr(args, "format", None):
+            get_format(args.format)
+        return int(args.run(args))
+    except UsageError as exc:
+        print(f"ulplab: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ulplab: interrupted", file=sys.stderr)
+        return 130
+    except OSError as exc:
+        print(f"ulplab: error: {exc}", file=sys.stderr)
+        return 1
+
+
+def run() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,15 @@
+"""Stage: implementations under test. Methods never import the oracle."""
+
+from ulplab.methods import baseline as _baseline  # noqa: F401  (registers the f32-naive methods)
+from ulplab.methods.registry import (
+    Method,
+    all_methods,
+    canonical_name,
+    get_method,
+    methods_for,
+    register,
+    select_methods,
+)
+
+__all__ = ["Method", "all_methods", "canonical_name", "get_method", "methods_for", "register",
+           "select_methods"]

@@ -1,0 +1,140 @@
+"""Exhaustive oracle tables: the correctly rounded f(x) for every bit pattern of a format.
+
+``oracle_table(func, fmt)`` returns a 1-D array of bit patterns of length 2**bits whose entry i is
+the result for the input with bit pattern i. Tables are cached (see ``cache``) under a key naming
+the function, format, rounding mode, denormal policy and ORACLE_VERSION.
+
+A cold build evaluates every pattern once, in all four rounding modes at once, split across
+processes (one per core) with a progress bar; the IEEE tables are stored per mode. Denormal
+policies are exact remaps of the IEEE table: under DAZ a subnormal input takes the result of the
+zero of its sign, under FTZ a subnormal result becomes the zero of its sign.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+import numpy as np
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ulplab.formats import (
+    ROUNDING_MODES,
+    Format,
+    all_patterns,
+    check_mode,
+    flush_subnormals,
+    get_format,
+    get_policy,
+    magnitude,
+    to_values,
+)
+from ulplab.functions import get_function
+from ulplab.oracle import cache
+from ulplab.oracle.workers import worker_count
+from ulplab.oracle.ziv import correctly_rounded_array
+
+ORACLE_VERSION = 1
+"""Bump when any oracle result could change: every cached table is then rebuilt."""
+
+CHUNK = 1024
+
+
+def cache_key(func: str, fmt: Format, rounding: str, denormals: str) -> str:
+    return f"{func}-{fmt.name}-{rounding}-{denormals}-v{ORACLE_VERSION}"
+
+
+def _chunk_worker(func: str, fmt_name: str, start: int, stop: int) -> tuple[int, np.ndarray]:
+    fmt = get_format(fmt_name)
+    xs = to_values(np.arange(start, stop, dtype=np.int64).astype(fmt.uint), fmt)
+    return start, correctly_rounded_array(func, xs, fmt)
+
+
+def build(jobs: Sequence[tuple[str, Format]], progress: bool = True) -> None:
+    """Compute and cache the IEEE tables (all four modes) for each (function, format) job."""
+    pending = [(f, fmt) for f, fmt in jobs
+               if any(cache.load(cache_key(f, fmt, m, "ieee")) is None for m in ROUNDING_MODES)]
+    if not pending:
+        return
+    results = {(f, fmt.name): np.zeros((4, fmt.n_patterns), dtype=fmt.uint) for f, fmt in pending}
+    tasks = [(f, fmt.name, s, min(s + CHUNK, fmt.n_patterns))
+             for f, fmt in pending for s in range(0, fmt.n_patterns, CHUNK)]
+    total = sum(t[3] - t[2] for t in tasks)
+    names = ", ".join(sorted({f"{f}/{fmt.name}" for f, fmt in pending}))
+    columns = (TextColumn("oracle {task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    with Progress(*columns, transient=True, disable=not progress) as bar:
+        task = bar.add_task(names if len(names) < 60 else f"{len(pending)} tables", total=total)
+        workers = worker_count()
+        if workers == 1:
+            done: Iterable = (_chunk_worker(*t) for t in tasks)
+            for (f, fname, s, e), (_, out) in zip(tasks, done, strict=True):
+                results[(f, fname)][:, s:e] = out
+                bar.advance(task, e - s)
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                futures = {pool.submit(_chunk_worker, *t): t for t in tasks}
+                for fut in as_completed(futures):
+                    f, fname, s, e = futures[fut]
+                    results[(f, fname)][:, s:e] = fut.result()[1]
+                    bar.advance(task, e - s)
+    for (f, fname), table in results.items():
+        fmt = get_format(fname)
+        for row, mode in enumerate(ROUNDING_MODES):
+            cache.save(cache_key(f, fmt, mode, "ieee"), table[row])
+
+
+def apply_denormals(table: np.ndarray, fmt: Format, denormals: str) -> np.ndarray:
+    """Remap an IEEE table to a denormal policy (exact, see the module docstring)."""
+    policy = get_policy(denormals)
+    out = table
+    if policy.daz:
+        patterns = all_patterns(fmt).astype(np.int64)
+        mag = magnitude(patterns, fmt)
+        sub = (mag != 0) & (mag < fmt.min_normal_bits)
+        out = np.where(sub, out[patterns & fmt.sign_bit], out)
+    if policy.ftz:
+        out = flush_subnormals(out, fmt)
+    return np.asarray(out).astype(fmt.uint)
+
+
+def oracle_table(func: str, fmt: Format | str, rounding: str = "nearest-even",
+                 denormals: str = "ieee", progress: bool = True) -> np.ndarray:
+    """Correctly rounded results for every bit pattern of ``fmt`` (cached)."""
+    get_function(func)
+    fmt = get_format(fmt)
+    check_mode(rounding)
+    get_policy(denormals)
+    if not fmt.exhaustive:
+        raise ValueError(f"{fmt.name} is not enumerated exhaustively; use oracle.evaluate")
+    key = cache_key(func, fmt, rounding, denormals)
+    table = cache.load(key)
+    if table is not None:
+        return table
+    if denormals != "ieee":
+        table = apply_denormals(oracle_table(func, fmt, rounding, "ieee", progress), fmt, denormals)
+        cache.save(key, table)
+        return table
+    build([(func, fmt)], progress=progress)
+    table = cache.load(key)
+    if table is None:
+        raise RuntimeError(f"oracle cache {cache.path_for(key)} could not be read back")
+    return table
+
+
+def evaluate(func: str, xs: np.ndarray, fmt: Format | str, rounding: str = "nearest-even",
+             denormals: str = "ieee") -> np.ndarray:
+    """Correctly rounded results for arbitrary values of ``fmt`` (float32 sweeps, references).
+
+    Not cached. Returns bit patterns of ``fmt``.
+    """
+    get_function(func)
+    fmt = get_format(fmt)
+    mode = ROUNDING_MODES.index(check_mode(rounding))
+    policy = get_policy(denormals)
+    xs = np.asarray(xs, dtype=np.float64)
+    if policy.daz:
+        tiny = (xs != 0) & (np.abs(xs) < fmt.min_normal)
+        xs = np.where(tiny, np.copysign(0.0, xs), xs)
+    out = correctly_rounded_array(func, xs, fmt)[mode]
+    return flush_subnormals(out, fmt) if policy.ftz else out

@@ -1,0 +1,189 @@
+"""Formats: value-space counts, classification, neighbours, and rounding done once."""
+
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from conftest import assert_bits_equal
+from ulplab.formats import (
+    FORMATS,
+    ROUNDING_MODES,
+    Kind,
+    all_patterns,
+    classify,
+    counts,
+    flush_subnormals,
+    get_format,
+    next_down,
+    next_up,
+    round_fraction,
+    round_to_format,
+    round_value,
+    to_values,
+)
+
+BF16 = get_format("bfloat16")
+
+
+def test_bfloat16_value_space_counts():
+    c = counts(BF16)
+    assert (c["patterns"], c["finite"], c["distinct_finite"]) == (65536, 65280, 65279)
+    ftz = counts(BF16, ftz=True)
+    assert (ftz["distinct_finite"], ftz["subnormal"]) == (65025, 254)
+
+
+def test_counts_match_classification(small_format):
+    fmt = small_format
+    kinds = classify(all_patterns(fmt), fmt)
+    c = counts(fmt)
+    assert np.count_nonzero(kinds == Kind.SUBNORMAL) == c["subnormal"]
+    assert np.count_nonzero(kinds == Kind.NAN) == c["nan"]
+    assert np.count_nonzero(kinds == Kind.INF) == c["inf"]
+    assert np.count_nonzero(kinds <= Kind.NORMAL) == c["finite"]
+    vals = to_values(all_patterns(fmt), fmt)
+    assert np.unique(vals[np.isfinite(vals)]).size == c["distinct_finite"]
+
+
+def test_classification_agrees_with_ml_dtypes(small_format):
+    fmt = small_format
+    vals = to_values(all_patterns(fmt), fmt)
+    kinds = classify(all_patterns(fmt), fmt)
+    np.testing.assert_array_equal(kinds == Kind.NAN, np.isnan(vals))
+    np.testing.assert_array_equal(kinds == Kind.INF, np.isinf(vals))
+    np.testing.assert_array_equal(kinds == Kind.ZERO, vals == 0)
+    sub = (vals != 0) & (np.abs(vals) < fmt.min_normal)
+    np.testing.assert_array_equal(kinds == Kind.SUBNORMAL, sub)
+    top = float(to_values(np.array([fmt.max_bits]), fmt)[0])
+    assert top == float(ml_dtypes.finfo(fmt.dtype).max)
+
+
+def test_next_up_is_the_next_value_exhaustive(small_format):
+    fmt = small_format
+    bits = all_patterns(fmt)
+    vals = to_values(bits, fmt)
+    finite = np.isfinite(vals)
+    distinct = np.unique(vals[finite])
+    up = to_values(next_up(bits, fmt), fmt)
+    down = to_values(next_down(bits, fmt), fmt)
+    inner = finite & (vals < distinct[-1])
+    idx = np.searchsorted(distinct, vals[inner])
+    np.testing.assert_array_equal(up[inner], distinct[idx + 1])
+    inner = finite & (vals > distinct[0])
+    idx = np.searchsorted(distinct, vals[inner])
+    np.testing.assert_array_equal(down[inner], distinct[idx - 1])
+    top = to_values(next_up(np.array([fmt.max_bits]), fmt), fmt)[0]
+    assert np.isinf(top) if fmt.has_inf else np.isnan(top)
+    assert np.isnan(up[np.isnan(vals)]).all()
+
+
+@given(st.integers(0, 2**32 - 1))
+@example(0x7F7FFFFF)
+@example(0x80000001)
+@example(0x80000000)
+def test_next_up_float32_matches_nextafter(b):
+    fmt = FORMATS["float32"]
+    x = np.array([b], np.uint32).view(np.float32)
+    got = next_up(np.array([b], np.uint32), fmt).view(np.float32)
+    with np.errstate(over="ignore"):
+        want = np.nextafter(x, np.float32(np.inf))
+    if np.isnan(x[0]):
+        assert np.isnan(got[0])
+    else:
+        assert got[0] == want[0] or (got[0] == 0 and want[0] == 0)
+
+
+def test_float64_double_rounding_trap_is_avoided():
+    v = 1 + 2.0**-8 + 2.0**-40
+    assert int(np.array([v]).astype(ml_dtypes.bfloat16).view(np.uint16)[0]) == 0x3F80  # the trap
+    assert int(round_to_format(np.array([v]), BF16)[0]) == 0x3F81
+    assert round_value(Fraction(v), BF16) == 0x3F81
+
+
+def _midpoints_and_neighbours(fmt):
+    vals = np.unique(to_values(all_patterns(fmt), fmt))
+    vals = vals[np.isfinite(vals)].astype(np.float32)
+    mids = ((vals[:-1].astype(np.float64) + vals[1:]) / 2).astype(np.float32)  # exact
+    with np.errstate(over="ignore"):
+        return np.concatenate([vals, mids, np.nextafter(mids, np.float32(np.inf)),
+                               np.nextafter(mids, np.float32(-np.inf))])
+
+
+def test_nearest_even_matches_ml_dtypes_float32_cast(small_format):
+    fmt = small_format
+    rng = np.random.default_rng(1)
+    rnd = rng.integers(0, 2**32, 200_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    xs = np.concatenate([_midpoints_and_neighbours(fmt), rnd,
+                         np.array([np.inf, -np.inf, np.nan, 0.0, -0.0], np.float32)])
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = xs.astype(fmt.dtype).view(fmt.uint)
+    got = round_to_format(xs, fmt)
+    nan = np.isnan(to_values(want, fmt))
+    assert_bits_equal(got[~nan], want[~nan], fmt, xs[~nan])
+    assert np.isnan(to_values(got[nan], fmt)).all()
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, width=64),
+       st.sampled_from(sorted(FORMATS)))
+@example(464.0, "float8_e4m3fn")
+@example(465.0, "float8_e4m3fn")
+@example(-2.0**-134, "bfloat16")
+@example(3.3961775292304958e38, "bfloat16")  # max + half ulp: the tie goes to inf
+@example(2.0**-1074, "float16")
+def test_vector_and_exact_rounding_agree(x, name):
+    fmt = FORMATS[name]
+    exact = round_fraction(Fraction(x), fmt)
+    for mode, want in zip(ROUNDING_MODES, exact, strict=True):
+        got = int(round_to_format(np.array([x]), fmt, mode)[0])
+        assert got == want, (mode, x.hex(), hex(got), hex(want))
+
+
+@given(st.fractions(), st.sampled_from(sorted(FORMATS)))
+def test_directed_modes_bracket_the_value(q, name):
+    fmt = FORMATS[name]
+    rn, rz, ru, rd = (to_values(np.array([b]), fmt)[0] for b in round_fraction(q, fmt))
+    lo = -np.inf if np.isnan(rd) else rd
+    hi = np.inf if np.isnan(ru) else ru
+    assert lo <= q <= hi
+    assert rz == (rd if q >= 0 else ru) or np.isnan(rz)
+    assert rn in (rd, ru) or np.isnan(rn)
+
+
+def test_overflow_rules():
+    e4 = FORMATS["float8_e4m3fn"]
+    xs = np.array([448.0, 449.0, 464.0, 465.0, -500.0, np.inf])
+    assert [hex(b) for b in round_to_format(xs, e4)] == ["0x7e", "0x7e", "0x7e", "0x7f", "0xff",
+                                                          "0x7f"]
+    assert int(round_to_format(np.array([1e6]), e4, "toward-zero")[0]) == 0x7E
+    big = np.array([1e39, -1e39])
+    assert [hex(b) for b in round_to_format(big, BF16)] == ["0x7f80", "0xff80"]
+    assert [hex(b) for b in round_to_format(big, BF16, "toward-zero")] == ["0x7f7f", "0xff7f"]
+    assert [hex(b) for b in round_to_format(big, BF16, "up")] == ["0x7f80", "0xff7f"]
+    assert [hex(b) for b in round_to_format(big, BF16, "down")] == ["0x7f7f", "0xff80"]
+
+
+def test_signed_zero_and_canonical_nan():
+    xs = np.array([-0.0, -1e-300, 1e-300, np.nan])
+    assert [hex(b) for b in round_to_format(xs, BF16)] == ["0x8000", "0x8000", "0x0", "0x7fc0"]
+    assert [hex(b) for b in round_to_format(xs, BF16, "down")] == ["0x8000", "0x8001", "0x0",
+                                                                   "0x7fc0"]
+
+
+def test_flush_subnormals(small_format):
+    fmt = small_format
+    bits = all_patterns(fmt)
+    flushed = flush_subnormals(bits, fmt)
+    kinds = classify(bits, fmt)
+    assert not np.any(classify(flushed, fmt) == Kind.SUBNORMAL)
+    sub = kinds == Kind.SUBNORMAL
+    np.testing.assert_array_equal(np.signbit(to_values(flushed[sub], fmt)),
+                                  np.signbit(to_values(bits[sub], fmt)))
+    np.testing.assert_array_equal(flushed[~sub], bits[~sub])
+
+
+def test_unknown_format_names_the_choices():
+    with pytest.raises(ValueError, match="valid: bfloat16, float16"):
+        get_format("bf16x")

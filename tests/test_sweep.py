@@ -1,0 +1,81 @@
+"""The sweep engine and its statistics, on methods whose errors are known exactly."""
+
+import numpy as np
+import pytest
+
+from ulplab.formats import get_format, next_up, round_to_format, to_values
+from ulplab.methods import Method, get_method, methods_for, select_methods
+from ulplab.oracle.table import oracle_table
+from ulplab.stats import histogram_edges
+from ulplab.sweep import analyze, compare
+
+BF16 = get_format("bfloat16")
+KEYS = {"method", "max_ulp", "mean_ulp", "exact_fraction", "within1_fraction", "nan_mismatches",
+        "inf_mismatches", "percentiles", "histogram", "worst", "regions"}
+
+
+def _from_table(table, fmt, shift=0):
+    """A float32 method that returns the oracle's result moved ``shift`` ULPs up."""
+    def impl(x):
+        bits = round_to_format(x, fmt)
+        out = table[bits]
+        for _ in range(shift):
+            out = next_up(out, fmt)
+        return to_values(out, fmt).astype(np.float32)
+    return impl
+
+
+def test_a_method_equal_to_the_oracle_scores_zero():
+    table = oracle_table("tanh", BF16, progress=False)
+    m = Method("tanh", "oracle-copy", "test", "the oracle itself", _from_table(table, BF16))
+    res = analyze([m], "tanh", BF16)["methods"][0]
+    assert set(res) >= KEYS
+    assert res["max_ulp"] == 0 and res["exact_fraction"] == 1.0
+    assert res["nan_mismatches"] == 0 and res["inf_mismatches"] == 0
+    assert res["count"] == 65282  # the 65,280 finite inputs and ±inf (tanh(±inf) = ±1 is finite)
+
+
+def test_a_method_one_ulp_high_scores_one_everywhere():
+    table = oracle_table("exp", BF16, progress=False)
+    m = Method("exp", "one-up", "test", "oracle + 1 ulp", _from_table(table, BF16, 1))
+    res = analyze([m], "exp", BF16)["methods"][0]
+    # exp's largest result is +inf (no ULP) or max finite (+1 -> inf: an inf mismatch)
+    assert res["max_ulp"] == 1 and res["mean_ulp"] > 0.99
+    assert res["percentiles"] == {"p50": 1, "p90": 1, "p99": 1}
+    assert res["inf_mismatches"] == int(np.sum(table == 0x7F7F))
+    assert sum(r["count"] for r in res["regions"].values()) == res["count"]
+
+
+def test_native_format_callable_and_dtype_guard():
+    table = oracle_table("sin", BF16, progress=False)
+
+    def native(x):
+        return table[x.view(np.uint16)].view(BF16.dtype)
+
+    m = Method("sin", "native-copy", "test", "bf16 in, bf16 out", native, takes="format")
+    assert analyze([m], "sin", BF16)["methods"][0]["max_ulp"] == 0
+    bad = Method("sin", "float64-leak", "test", "returns float64",
+                 lambda x: np.zeros(x.shape, np.float64))
+    with pytest.raises(TypeError, match="float64"):
+        compare(bad, "sin", BF16)
+
+
+def test_histogram_edges():
+    assert histogram_edges(0) == [(0, 0), (1, 1), (2, 2)]
+    assert histogram_edges(17) == [(0, 0), (1, 1), (2, 2), (3, 4), (5, 8), (9, 16), (17, 32)]
+
+
+def test_naive_gelu_loses_the_negative_tail():
+    res = analyze([get_method("gelu", "f32-naive")], "gelu", BF16)["methods"][0]
+    assert res["regions"]["tail_neg"]["max_ulp"] > 1000  # 1 + erf cancels
+    assert res["nan_mismatches"] == 1  # gelu(-inf) = -inf * 0 = NaN
+    worst = res["worst"][0]
+    assert worst["hex"].startswith("0xc0") and worst["got"] == 0.0
+
+
+def test_every_function_has_a_baseline_method():
+    from ulplab.functions import FUNCTIONS
+    for f in FUNCTIONS:
+        assert [m.name for m in methods_for(f)] == ["f32-naive"]
+    assert select_methods("gelu", "ALL")[0].name == "f32-naive"
+    assert select_methods("gelu", "F32 Naive")[0].name == "f32-naive"
