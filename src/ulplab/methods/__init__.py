@@ -2,6 +2,7 @@
 
 from ulplab.methods import baseline as _baseline  # noqa: F401  (registers the f32-naive methods)
 from ulplab.methods.registry import (
+    Claim,
     Method,
     all_methods,
     canonical_name,
@@ -11,5 +12,5 @@ from ulplab.methods.registry import (
     select_methods,
 )
 
-__all__ = ["Method", "all_methods", "canonical_name", "get_method", "methods_for", "register",
-           "select_methods"]
+__all__ = ["Claim", "Method", "all_methods", "canonical_name", "get_method", "methods_for",
+           "register", "select_methods"]

@@ -20,6 +20,14 @@ ArrayFn = Callable[[np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True)
+class Claim:
+    """A method's measured accuracy on every input of one format: the test bound it must keep."""
+
+    max_ulp: int
+    mean_ulp: float
+
+
+@dataclass(frozen=True)
 class Method:
     function: str
     name: str
@@ -29,6 +37,11 @@ class Method:
     takes: str = "float32"
     library_calls: tuple[str, ...] = ()
     """Library functions the method calls (empty for arithmetic-only methods)."""
+    ops: dict[str, int] = field(default_factory=dict)
+    """Operation counts by kind per element on the main path (mul, add, div, sqrt, cmp, ...)."""
+    table_bytes: int = 0
+    claims: dict[str, Claim] = field(default_factory=dict)
+    """Measured max/mean ULP per format name (nearest-even oracle, IEEE denormals)."""
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         return self.impl(x)
