@@ -1,0 +1,115 @@
+"""Exact float32 building blocks for deterministic kernels.
+
+Every function takes and returns float32 (or int32/uint32 for bit casts) and performs IEEE
+float32 operations, each rounded to nearest-even; nothing is computed in float64 except inside
+``fma`` (see its proof). Evaluation orders are fixed and documented, so the same inputs give
+the same bits on every backend that follows them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ulplab.kit.fma import fma
+
+f32 = np.float32
+
+
+def bits_of(x: np.ndarray) -> np.ndarray:
+    """The uint32 encoding of float32 values (a view, no conversion)."""
+    x = np.asanyarray(x)
+    if x.dtype != np.float32:
+        raise TypeError(f"bits_of expects float32, got {x.dtype}")
+    return x.view(np.uint32)
+
+
+def from_bits(b: np.ndarray) -> np.ndarray:
+    """float32 values from uint32 encodings."""
+    return np.asanyarray(b).astype(np.uint32).view(np.float32)
+
+
+def ldexp(x: np.ndarray, k: np.ndarray | int) -> np.ndarray:
+    """x * 2^k with one rounding (subnormal results rounded once, to nearest-even)."""
+    return np.ldexp(x, np.asanyarray(k).astype(np.int32))
+
+
+def frexp(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(m, e) with x = m * 2^e, 0.5 <= |m| < 1; exact, subnormal inputs included."""
+    m, e = np.frexp(x)
+    return m, e.astype(np.int32)
+
+
+def rint(x: np.ndarray) -> np.ndarray:
+    """Round to the nearest integer, ties to even (exact in float32)."""
+    return np.rint(x)
+
+
+def two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(s, e): s = fl(a + b) and e = (a + b) - s exactly (Knuth; no condition on |a|, |b|)."""
+    s = a + b
+    bp = s - a
+    e = (a - (s - bp)) + (b - bp)
+    return s, e
+
+
+def fast_two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(s, e) as two_sum, valid when |a| >= |b| or a == 0 (Dekker)."""
+    s = a + b
+    return s, b - (s - a)
+
+
+def two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(p, e): p = fl(a * b) and e = a*b - p exactly, with one FMA."""
+    p = a * b
+    return p, fma(a, b, -p)
+
+
+def dd_add(ah: np.ndarray, al: np.ndarray, bh: np.ndarray,
+           bl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Double-float sum (relative error about 2^-44), normalized."""
+    s, e = two_sum(ah, bh)
+    e = e + (al + bl)
+    return fast_two_sum(s, e)
+
+
+def dd_mul(ah: np.ndarray, al: np.ndarray, bh: np.ndarray,
+           bl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Double-float product (relative error about 2^-44), normalized."""
+    p, e = two_prod(ah, bh)
+    e = fma(ah, bl, fma(al, bh, e))
+    return fast_two_sum(p, e)
+
+
+def horner(x: np.ndarray, coeffs: Sequence[float], use_fma: bool = True) -> np.ndarray:
+    """c0 + x(c1 + x(c2 + ...)) with coefficients low to high, innermost first.
+
+    With ``use_fma`` each step is one correctly rounded fma(acc, x, c); without, a float32
+    multiply then a float32 add.
+    """
+    cs = [f32(c) for c in coeffs]
+    acc = np.full_like(x, cs[-1])
+    for c in reversed(cs[:-1]):
+        cc = np.full_like(x, c)
+        acc = fma(acc, x, cc) if use_fma else acc * x + cc
+    return acc
+
+
+def estrin(x: np.ndarray, coeffs: Sequence[float], use_fma: bool = True) -> np.ndarray:
+    """The same polynomial by Estrin's scheme: pairs (c_2i + c_2i+1 x), then powers x^2, x^4 ...
+
+    Order: level by level, each pair combined as lo + hi * x^(2^level), lowest pair first.
+    """
+    terms = [np.full_like(x, f32(c)) for c in coeffs]
+    power = x
+    while len(terms) > 1:
+        nxt = []
+        for i in range(0, len(terms) - 1, 2):
+            lo, hi = terms[i], terms[i + 1]
+            nxt.append(fma(hi, power, lo) if use_fma else hi * power + lo)
+        if len(terms) % 2:
+            nxt.append(terms[-1])
+        terms = nxt
+        power = power * power
+    return terms[0]
