@@ -46,7 +46,7 @@ def exact_fma_bits(a, b, c):
 def adversarial(n, seed):
     """Triples built to hit the hard cases: cancellation, exact ties, subnormal and huge results."""
     rng = np.random.default_rng(seed)
-    k = n // 5
+    k = n // 6
 
     def short(m, lo, hi):  # 12-bit significands: products are exact in 24 bits
         sig = 1 + rng.integers(0, 2**11, m) / 2**11
@@ -64,10 +64,18 @@ def adversarial(n, seed):
     a4 = (rng.standard_normal(k) * 2.0**64).astype(f32)
     b4 = (rng.standard_normal(k) * 2.0**64).astype(f32)
     c4 = (rng.standard_normal(k) * 2.0**125).astype(f32)
-    raw = rng.integers(0, 2**32, (3, n - 4 * k), dtype=np.uint64).astype(np.uint32)
+    # double-rounding traps: a*b is a float32 midpoint (25 bits, odd) and c is far below its
+    # float64 ulp, so fl64(a*b + c) is the midpoint and only the sticky c decides
+    sa = rng.integers(2**12, 2**13, k) | 1
+    sb = rng.integers(2**11, 2**12, k) | 1
+    a6 = (sa * 2.0 ** rng.integers(-20, 0, k)).astype(f32)
+    b6 = (sb * 2.0 ** rng.integers(-20, 0, k)).astype(f32)
+    p6 = a6.astype(np.float64) * b6
+    c6 = (np.abs(p6) * 2.0**-70 * rng.choice([-1, 1], k)).astype(f32)
+    raw = rng.integers(0, 2**32, (3, n - 5 * k), dtype=np.uint64).astype(np.uint32)
     a5, b5, c5 = raw.view(f32)
-    return tuple(np.concatenate(v) for v in ((a1, a2, a3, a4, a5), (b1, b2, b3, b4, b5),
-                                             (c1, c2, c3, c4, c5)))
+    return tuple(np.concatenate(v) for v in ((a1, a2, a3, a4, a5, a6), (b1, b2, b3, b4, b5, b6),
+                                             (c1, c2, c3, c4, c5, c6)))
 
 
 def test_fma_matches_exact_arithmetic_on_adversarial_triples():
