@@ -307,6 +307,56 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+# ---------------------------------------------------------------- fit
+def cmd_fit(args: argparse.Namespace) -> int:
+    from ulplab.fit import fit, hex_float
+    from ulplab.report import check_writable, simple_table, write_json
+
+    if args.json:
+        check_writable(args.json)
+    if args.monomials:
+        try:
+            mons = [int(t) for t in args.monomials.split(",") if t.strip()]
+        except ValueError:
+            raise UsageError(f"malformed monomial list {args.monomials!r}: "
+                             "expected e.g. 1,3,5") from None
+    elif args.degree is not None:
+        mons = list(range(args.degree + 1))
+    else:
+        raise UsageError("give --degree N or --monomials K,K,...")
+    if args.degree is not None and max(mons) > args.degree:
+        raise UsageError(f"monomial {max(mons)} exceeds --degree {args.degree}")
+    get_format(args.format)
+    res = fit(args.func, args.interval[0], args.interval[1], mons, args.coefficients, args.error,
+              args.format)
+    con = _out()
+    con.print(simple_table(
+        f"{args.func} on [{args.interval[0].strip()}, {args.interval[1].strip()}], "
+        f"{args.error} error, "
+        f"{args.coefficients} coefficients",
+        ["monomial", "coefficient (hex)", "decimal"],
+        [[f"x^{k}", hex_float(c), repr(c)] for k, c in zip(res.monomials, res.coefficients,
+                                                       strict=True)]))
+    con.print(simple_table("sup-norm error", ["polynomial", "error"],
+                           [["real minimax (exact coefficients)", f"{res.real_error:.6e}"],
+                            *[[f"{args.coefficients}: {k}", f"{v:.6e}"]
+                              for k, v in res.candidates.items()],
+                            ["chosen", f"{res.error:.6e}"]]))
+    rows = []
+    for fmt_name, ev in res.evaluated.items():
+        for label in ("fma", "no_fma"):
+            e = ev[label]
+            rows.append([fmt_name, label, ev["inputs"], "all" if ev["exhaustive"] else "sample",
+                         e["max_ulp"], f"{e['mean_ulp']:.4f}",
+                         f"{e['max_abs_error']:.3e}" if "max_abs_error" in e else ""])
+    con.print(simple_table("evaluated in float32 (Horner order, see `ulplab.fit`)",
+                           ["format", "evaluation", "inputs", "coverage", "max ULP", "mean ULP",
+                            "max abs error"], rows))
+    if args.json:
+        write_json(args.json, res.to_json("ulplab fit " + " ".join(args.argv)))
+    return 0
+
+
 # ---------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ulplab", description="ULP error of elementwise kernels against a "
@@ -366,6 +416,19 @@ def build_parser() -> argparse.ArgumentParser:
     fu = sub.add_parser("functions", help="list the functions the oracle knows")
     fu.set_defaults(run=cmd_functions)
 
+    ft = sub.add_parser("fit", help="minimax polynomial with coefficients in a format")
+    ft.add_argument("func", help=fn_help)
+    ft.add_argument("--interval", nargs=2, metavar=("A", "B"), required=True,
+                    help="bounds: numbers or expressions of pi, e, ln2, sqrt(), log()")
+    ft.add_argument("--degree", type=int, help="all monomials 0..N")
+    ft.add_argument("--monomials", help="comma-separated powers, e.g. 1,3,5,7")
+    ft.add_argument("--coefficients", default="float32",
+                    help="float32, bfloat16, float16 or exact")
+    ft.add_argument("--error", default="absolute", help="absolute or relative")
+    ft.add_argument("--format", default="bfloat16", help="target format for the ULP report")
+    ft.add_argument("--json", help="write coefficients (hex), errors and the command")
+    ft.set_defaults(run=cmd_fit)
+
     c = sub.add_parser("crosscheck", help="compare the oracle with the independent mpmath method")
     c.add_argument("func", help=f"{fn_help}, or all")
     c.add_argument("--format", default="bfloat16")
@@ -374,10 +437,23 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _protect_negative_bounds(argv: list[str]) -> list[str]:
+    """`--interval -pi/4 pi/4`: argparse would read -pi/4 as an option; a leading space stops it."""
+    out = list(argv)
+    for i, tok in enumerate(out):
+        if tok == "--interval":
+            for j in (i + 1, i + 2):
+                if j < len(out) and out[j].startswith("-") and not out[j].startswith("--"):
+                    out[j] = " " + out[j]
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(_protect_negative_bounds(sys.argv[1:] if argv is None
+                                                          else list(argv)))
+        args.argv = list(sys.argv[2:] if argv is None else argv[1:])
         if getattr(args, "func", None) == "all" and args.command == "crosscheck":
             pass
         else:

@@ -39,7 +39,7 @@ def _gelu_tanh(x: mpf) -> mpf:
     return x / (1 + mp.exp(-2 * k * (x + c * x**3)))  # = x/2 (1 + tanh u), no cancellation
 
 
-_FUNCS: dict[str, Callable[[mpf], mpf]] = {
+MPMATH_FUNCTIONS: dict[str, Callable[[mpf], mpf]] = {
     "gelu": lambda x: x * mp.erfc(-x / mp.sqrt(2)) / 2,
     "gelu_tanh": _gelu_tanh,
     "tanh": mp.tanh,
@@ -147,7 +147,7 @@ def check_value(name: str, x: float, fmt: Format) -> int:
     s = _special(name, x)
     if s is not None:
         return _encode_special(s, fmt)
-    f = _FUNCS[name]
+    f = MPMATH_FUNCTIONS[name]
     if name == "exp2" and x == int(x) and abs(x) < 4096:  # 2^k is exact: it may be a tie
         with mp.workprec(64):
             return _round_nearest(mp.ldexp(mpf(1), int(x)), False, fmt, 64, exact=True)
@@ -192,4 +192,4 @@ def crosscheck_table(name: str, fmt: Format | str, workers: int = 0) -> np.ndarr
     return out.astype(fmt.uint)
 
 
-__all__ = ["check_value", "crosscheck_table"]
+__all__ = ["MPMATH_FUNCTIONS", "check_value", "crosscheck_table"]

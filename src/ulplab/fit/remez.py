@@ -1,0 +1,178 @@
+"""Minimax polynomials: the Remez exchange in high precision (mpmath).
+
+Fits p(x) = sum_j c_j x^(k_j) to f on [a, b], minimizing max |w(x) (f(x) - p(x))| with
+w = 1 (absolute error) or w = 1/|f| (relative error).
+
+Two cases Sollya's remez refuses are handled:
+
+* a monomial list whose members all vanish at a point of the interval (odd monomials on an
+  interval touching 0: not a Haar system there). If f has the same parity as the monomials and the
+  interval is symmetric, the problem folds onto [0, b]; at 0 the error is f(0) - 0 = 0 for an odd
+  f, so 0 is never an extremum and the exchange runs on (0, b] where the system is Haar;
+* relative error where f has a zero at 0 that the monomials share (erf on [0, 1] with odd
+  monomials): w(f - p) = 1 - p/f extends continuously to 0 and is evaluated a hair away from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import mpmath
+from mpmath import mp, mpf
+
+MpFunc = Callable[[mpf], mpf]
+
+
+@dataclass
+class Minimax:
+    coefficients: list[mpf]
+    monomials: list[int]
+    interval: tuple[mpf, mpf]
+    error: mpf
+    """max |w (f - p)| on a dense grid around the final reference (the sup norm)."""
+    reference: list[mpf]
+    iterations: int
+
+
+def _basis(x: mpf, monomials: Sequence[int]) -> list[mpf]:
+    return [x**k for k in monomials]
+
+
+def _weighted_error(f: MpFunc, coeffs: Sequence[mpf], monomials: Sequence[int], x: mpf,
+                    relative: bool) -> mpf:
+    fx = f(x)
+    px = mpmath.fsum(c * b for c, b in zip(coeffs, _basis(x, monomials), strict=True))
+    if relative:
+        return (fx - px) / abs(fx)
+    return fx - px
+
+
+def _grid(a: mpf, b: mpf, n: int, avoid_zero: bool) -> list[mpf]:
+    """Chebyshev-distributed points (dense near the ends), a hair away from 0 when asked."""
+    pts = [(a + b) / 2 - (b - a) / 2 * mp.cos(mp.pi * i / (n - 1)) for i in range(n)]
+    if avoid_zero:
+        eps = (b - a) * mpf(2) ** -40
+        pts = [p if abs(p) > eps else (eps if p >= 0 else -eps) for p in pts]
+    return sorted(set(pts))
+
+
+def _local_extrema(xs: list[mpf], es: list[mpf]) -> list[int]:
+    idx = []
+    for i in range(len(xs)):
+        left = abs(es[i - 1]) if i > 0 else mpf(-1)
+        right = abs(es[i + 1]) if i + 1 < len(xs) else mpf(-1)
+        if abs(es[i]) >= left and abs(es[i]) >= right:
+            idx.append(i)
+    return idx
+
+
+def _refine(g: Callable[[mpf], mpf], lo: mpf, hi: mpf, steps: int = 40) -> mpf:
+    """Golden-section search for the maximum of |g| on [lo, hi]."""
+    r = (mp.sqrt(5) - 1) / 2
+    c, d = hi - r * (hi - lo), lo + r * (hi - lo)
+    gc, gd = abs(g(c)), abs(g(d))
+    for _ in range(steps):
+        if gc > gd:
+            hi, d, gd = d, c, gc
+            c = hi - r * (hi - lo)
+            gc = abs(g(c))
+        else:
+            lo, c, gc = c, d, gd
+            d = lo + r * (hi - lo)
+            gd = abs(g(d))
+    return c if gc > gd else d
+
+
+def _alternating(points: list[tuple[mpf, mpf]], n: int) -> list[mpf]:
+    """Choose n points with alternating error signs and the largest magnitudes."""
+    merged: list[tuple[mpf, mpf]] = []
+    for x, e in points:
+        if merged and (merged[-1][1] > 0) == (e > 0):
+            if abs(e) > abs(merged[-1][1]):
+                merged[-1] = (x, e)
+        else:
+            merged.append((x, e))
+    while len(merged) > n:  # drop the weaker end, keeping alternation
+        if abs(merged[0][1]) < abs(merged[-1][1]):
+            merged.pop(0)
+        else:
+            merged.pop()
+    if len(merged) < n:
+        raise ArithmeticError(f"only {len(merged)} alternating extrema for {n} reference points")
+    return [x for x, _ in merged]
+
+
+def remez(f: MpFunc, a: float | mpf, b: float | mpf, monomials: Sequence[int],
+          relative: bool = False, prec: int = 128, grid: int = 1200,
+          max_iter: int = 40, tol: float = 1e-10) -> Minimax:
+    """The real minimax polynomial (coefficients in high precision)."""
+    monomials = list(monomials)
+    n = len(monomials)
+    with mp.workprec(prec):
+        a, b = mpf(a), mpf(b)
+        fold = False
+        if a == -b and all(k % 2 == monomials[0] % 2 for k in monomials):
+            probe = [b / 3, b / 7, b * 5 / 11]
+            sign = -1 if monomials[0] % 2 else 1
+            fold = all(abs(f(-p) - sign * f(p)) <= abs(f(p)) * mpf(2) ** (20 - prec) for p in probe)
+        lo = mpf(0) if fold else a
+        zero_inside = lo <= 0 <= b
+        avoid_zero = zero_inside and (fold or relative or all(k > 0 for k in monomials))
+        xs = _grid(lo, b, grid, avoid_zero)
+        # initial reference: n + 1 Chebyshev extrema of the (possibly folded) interval; when the
+        # error must vanish at 0 = lo, the first point moves inside (the error cannot peak at 0)
+        if avoid_zero and lo == 0:
+            ref = [b * (1 - mp.cos(mp.pi * (i + 1) / (n + 1))) / 2 for i in range(n + 1)]
+        else:
+            ref = _grid(lo, b, n + 1, avoid_zero)
+        level = mpf(0)
+        coeffs = [mpf(0)] * n
+        for it in range(1, max_iter + 1):
+            rows, rhs = [], []
+            for i, x in enumerate(ref):
+                fx = f(x)
+                w = 1 / abs(fx) if relative else mpf(1)
+                rows.append([*_basis(x, monomials), (-1) ** i / w])
+                rhs.append(fx)
+            sol = mpmath.lu_solve(mpmath.matrix(rows), mpmath.matrix(rhs))
+            coeffs = [sol[j] for j in range(n)]
+            level = abs(sol[n])
+
+            def err(x: mpf, c: Sequence[mpf] = coeffs) -> mpf:
+                return _weighted_error(f, c, monomials, x, relative)
+
+            pts = sorted(set(xs) | set(ref))
+            es = [err(x) for x in pts]
+            cands = []
+            for i in _local_extrema(pts, es):
+                lo_i, hi_i = pts[max(i - 1, 0)], pts[min(i + 1, len(pts) - 1)]
+                x = _refine(err, lo_i, hi_i) if 0 < i < len(pts) - 1 else pts[i]
+                cands.append((x, err(x)))
+            cands.sort(key=lambda t: t[0])
+            sup = max(abs(e) for _, e in cands)
+            new_ref = _alternating(cands, n + 1)
+            if sup - level <= tol * sup:
+                ref = new_ref
+                return Minimax(coeffs, monomials, (a, b), sup, ref, it)
+            ref = new_ref
+        return Minimax(coeffs, monomials, (a, b), sup, ref, max_iter)
+
+
+def sup_error(f: MpFunc, coeffs: Sequence[mpf], monomials: Sequence[int], a: mpf, b: mpf,
+              relative: bool = False, grid: int = 4000, prec: int = 128) -> mpf:
+    """max |w (f - p)| on a dense grid with each local maximum refined."""
+    with mp.workprec(prec):
+        a, b = mpf(a), mpf(b)
+        xs = _grid(a, b, grid, a <= 0 <= b)
+
+        def err(x: mpf) -> mpf:
+            return _weighted_error(f, coeffs, monomials, x, relative)
+
+        es = [err(x) for x in xs]
+        best = max(abs(e) for e in es)
+        for i in _local_extrema(xs, es):
+            if 0 < i < len(xs) - 1:
+                x = _refine(err, xs[i - 1], xs[i + 1], steps=30)
+                best = max(best, abs(err(x)))
+        return best

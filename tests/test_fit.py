@@ -1,0 +1,67 @@
+"""The minimax fitter: Sollya's published figures, a non-Haar case, the float32 evaluation."""
+
+import json
+
+import pytest
+from mpmath import mp
+
+from ulplab.cli.main import main
+from ulplab.fit import fit, hex_float, parse_bound
+from ulplab.fit.remez import remez
+
+SOLLYA_SIN = 1.81e-9  # Sollya 8.0 fpminimax: sin, [-pi/4, pi/4], x,x^3,x^5,x^7, float32, absolute
+SOLLYA_EXP = 1.07e-4  # Sollya 8.0 fpminimax: exp, [0, ln 2], degree 3, float32, absolute
+
+
+def test_sin_float32_within_one_percent_of_sollya():
+    r = fit("sin", "-pi/4", "pi/4", [1, 3, 5, 7], "float32", evaluate_errors=False)
+    assert r.error <= SOLLYA_SIN * 1.01
+    assert r.real_error < r.error  # the real minimax is a lower bound
+    assert r.coefficients[0] == 1.0 and r.coefficients[1] < 0  # x - x^3/6 ...
+
+
+def test_exp_float32_within_one_percent_of_sollya():
+    r = fit("exp", "0", "ln2", [0, 1, 2, 3], "float32", evaluate_errors=False)
+    assert r.error <= SOLLYA_EXP * 1.01
+
+
+def test_non_haar_odd_erf_on_an_interval_touching_zero():
+    r = fit("erf", "0", "1", [1, 3, 5, 7, 9], "float32", evaluate_errors=False)
+    assert r.real_error < 5.34e-7  # measured 5.3357e-7
+    assert r.error < 5.35e-7  # measured 5.3490e-7 (re-fit candidate)
+    rel = fit("erf", "0", "1", [1, 3, 5, 7, 9], "exact", "relative", evaluate_errors=False)
+    assert rel.error < 1.14e-6  # relative error where erf has its zero: finite, measured 1.1337e-6
+
+
+def test_remez_equioscillates():
+    with mp.workprec(128):
+        m = remez(mp.exp, 0, mp.ln2, [0, 1, 2, 3])
+        errs = [mp.exp(x) - sum(c * x**k for c, k in zip(m.coefficients, m.monomials,
+                                                         strict=True)) for x in m.reference]
+    assert len(m.reference) == 5
+    assert all(abs(abs(e) / m.error - 1) < 1e-6 for e in errs)
+    assert all((errs[i] > 0) != (errs[i + 1] > 0) for i in range(4))
+
+
+def test_float32_evaluation_report_and_json(tmp_path, capsys):
+    out = tmp_path / "fit.json"
+    assert main(["fit", "sin", "--interval", "-pi/4", "pi/4", "--monomials", "1,3,5,7",
+                 "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["command"].startswith("ulplab fit sin --interval")
+    assert next(c["hex"] for c in data["coefficients"]) == "0x1p+0"
+    ev = data["evaluated"]
+    assert ev["float32"]["fma"]["max_ulp"] <= 1  # measured: 1
+    assert ev["bfloat16"]["fma"]["max_ulp"] == 0 and ev["bfloat16"]["exhaustive"]
+    assert "real minimax" in capsys.readouterr().out
+
+
+def test_bounds_and_errors():
+    assert hex_float(float.fromhex("0x1.55554p-3")) == "0x1.55554p-3"
+    assert hex_float(-0.5) == "-0x1p-1"
+    assert abs(parse_bound("-pi/4") + mp.pi / 4) < 1e-70
+    assert abs(parse_bound("log(2)") - mp.ln2) < 1e-70
+    with pytest.raises(ValueError, match="malformed interval bound"):
+        parse_bound("__import__('os')")
+    with pytest.raises(ValueError, match="coefficient format"):
+        fit("sin", "0", "1", [1], "float64")
