@@ -34,7 +34,7 @@ def test_analyze_writes_json_and_csv(capsys, tmp_path):
     assert all({"x", "hex"} <= set(w) for w in m["worst"])
     assert set(m["percentiles"]) == {"p50", "p90", "p99"}
     rows = c.read_text().splitlines()
-    assert rows[0].startswith("function,format,method") and len(rows) == 2
+    assert rows[0].startswith("function,format,method") and len(rows) == 1 + len(data["methods"])
 
 
 def test_oracle_and_eval_write_pattern_indexed_arrays(capsys, tmp_path):
@@ -84,7 +84,7 @@ def test_methods_and_functions_lists(capsys):
     (["analyze", "gelu", "--method", "nope"], "unknown method for gelu 'nope'; valid: f32-naive"),
     (["analyze", "gelu", "--rounding", "odd"], "unknown rounding mode 'odd'; valid: nearest-even"),
     (["analyze", "gelu", "--denormals", "x"], "unknown denormal policy 'x'; valid: ieee, daz"),
-    (["analyze", "gelu", "--format", "float32"], "float32 cannot be swept exhaustively"),
+    (["analyze", "gelu", "--format", "float32", "--samples", "0"], "--samples must be positive"),
     (["reference", "gelu", "1.2.3"], "malformed number '1.2.3'"),
     (["reference", "gelu", "0x3f80", "--format", "float8_e5m2"], "does not fit in float8_e5m2"),
     (["oracle", "gelu", "-o", "/nonexistent-dir/o.npy"], "cannot write /nonexistent-dir/o.npy"),
@@ -103,3 +103,15 @@ def test_console_script_entry_point_runs():
     r = subprocess.run([sys.executable, "-m", "ulplab", "analyze", "nope"], capture_output=True,
                        text=True, check=False)
     assert r.returncode == 2 and r.stderr.startswith("ulplab: error: unknown function")
+
+
+def test_analyze_float32_samples_and_ranges(capsys, tmp_path):
+    j = tmp_path / "f.json"
+    code, out, _ = run_cli(capsys, "analyze", "exp", "--format", "float32", "--samples", "3000",
+                           "--json", str(j), "--quiet")
+    assert code == 0 and "sampled float32" in out
+    assert json.loads(j.read_text())["inputs"] == "3000 sampled"
+    code, out, _ = run_cli(capsys, "analyze", "gelu", "--format", "bfloat16", "--range", "-1",
+                           "1", "--quiet", "--json", str(j))
+    assert code == 0
+    assert json.loads(j.read_text())["methods"][0]["count"] == 32514  # bf16 values in [-1, 1]

@@ -89,13 +89,16 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     )
     from ulplab.sweep import analyze
 
-    fmt = _exhaustive_format(args.format)
+    fmt = get_format(args.format)
     methods = select_methods(args.func, args.method)
     for path in (args.json, args.csv):
         if path:
             check_writable(path)
+    bits = None
+    if not fmt.exhaustive or args.range:
+        bits = _sampled_bits(fmt, args)
     result = analyze(methods, args.func, fmt, args.rounding, args.denormals,
-                     args.output_rounding, worst=args.worst, progress=not args.quiet)
+                     args.output_rounding, worst=args.worst, progress=not args.quiet, bits=bits)
     con = _out()
     con.print(analysis_table(result))
     if len(methods) == 1 or args.details:
@@ -110,6 +113,23 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if args.csv:
         write_text(args.csv, analysis_csv(result))
     return 0
+
+
+def _sampled_bits(fmt: Format, args: argparse.Namespace) -> np.ndarray:
+    from ulplab.inputs import float32_between, float32_random
+
+    if args.samples <= 0:
+        raise UsageError("--samples must be positive")
+    if args.range:
+        lo, hi = (parse_number(t.strip(), None) for t in args.range)
+        if not lo <= hi:
+            raise UsageError("--range needs LO <= HI")
+        if fmt.exhaustive:
+            bits = np.arange(fmt.n_patterns, dtype=np.int64).astype(fmt.uint)
+            v = to_values(bits, fmt)
+            return bits[(v >= lo) & (v <= hi)]
+        return float32_between(lo, hi, args.samples, args.seed).view(np.uint32)
+    return float32_random(args.samples, args.seed).view(np.uint32)
 
 
 # ---------------------------------------------------------------- oracle / eval
@@ -373,6 +393,11 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--csv", help="write one row per method as CSV to this path")
     a.add_argument("--worst", type=int, default=10, help="how many worst inputs to keep")
     a.add_argument("--details", action="store_true", help="detail tables for every method")
+    a.add_argument("--samples", type=int, default=100_000,
+                   help="float32: how many sampled inputs (default 100000)")
+    a.add_argument("--seed", type=int, default=0, help="float32: sampling seed")
+    a.add_argument("--range", nargs=2, metavar=("LO", "HI"),
+                   help="only inputs in [LO, HI] (float32: sampled within it)")
     a.add_argument("--quiet", action="store_true", help="no progress bar")
     a.set_defaults(run=cmd_analyze)
 
@@ -441,7 +466,7 @@ def _protect_negative_bounds(argv: list[str]) -> list[str]:
     """`--interval -pi/4 pi/4`: argparse would read -pi/4 as an option; a leading space stops it."""
     out = list(argv)
     for i, tok in enumerate(out):
-        if tok == "--interval":
+        if tok in ("--interval", "--range"):
             for j in (i + 1, i + 2):
                 if j < len(out) and out[j].startswith("-") and not out[j].startswith("--"):
                     out[j] = " " + out[j]

@@ -21,6 +21,7 @@ from ulplab.errors import UsageError
 from ulplab.fit.fpminimax import constrained
 from ulplab.formats import Format, get_format, round_to_format, to_values
 from ulplab.functions import get_function
+from ulplab.inputs import float32_between
 from ulplab.kit import horner
 from ulplab.oracle.crosscheck import MPMATH_FUNCTIONS
 from ulplab.oracle.table import evaluate, oracle_table
@@ -121,30 +122,6 @@ class FitResult:
         }
 
 
-def _samples(a: float, b: float, n: int) -> np.ndarray:
-    lo, hi = np.float32(a), np.float32(b)
-    if lo < a:
-        lo = np.nextafter(lo, np.float32(np.inf))
-    if hi > b:
-        hi = np.nextafter(hi, np.float32(-np.inf))
-
-    def key(v: np.float32) -> int:  # monotone integer image of float32 order
-        u = int(np.array([v], np.float32).view(np.int32)[0])
-        return u if u >= 0 else -(u & 0x7FFFFFFF)
-
-    ka, kb = key(lo), key(hi)
-    if kb - ka + 1 <= n:
-        keys = np.arange(ka, kb + 1, dtype=np.int64)
-    else:
-        rng = np.random.default_rng(0)
-        keys = np.unique(np.concatenate([rng.integers(ka, kb + 1, n // 2),
-                                         np.round(np.linspace(ka, kb, n // 2)).astype(np.int64)]))
-    bits = np.where(keys >= 0, keys, (-keys) | 0x80000000).astype(np.int64).astype(np.uint32)
-    xs = bits.view(np.float32)
-    vals = np.linspace(lo, hi, n // 2, dtype=np.float64).astype(np.float32)
-    return np.unique(np.concatenate([xs, vals]))
-
-
 def evaluated_errors(func: str, a: float, b: float, coeffs: Sequence[float],
                      monomials: Sequence[int], target: Format, samples: int = 1 << 15
                      ) -> dict[str, Any]:
@@ -156,7 +133,7 @@ def evaluated_errors(func: str, a: float, b: float, coeffs: Sequence[float],
     to nearest-even, ULP against the oracle's exhaustive table.
     """
     f32 = get_format("float32")
-    xs = _samples(a, b, samples)
+    xs = float32_between(a, b, samples)
     truth32 = evaluate(func, xs.astype(np.float64), f32)
     f = MPMATH_FUNCTIONS[func]
     with mp.workprec(80):

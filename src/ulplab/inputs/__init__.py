@@ -26,4 +26,32 @@ def float32_random(n: int, seed: int = 0) -> np.ndarray:
     return rng.integers(0, 2**32, size=n, dtype=np.uint64).astype(np.uint32).view(np.float32)
 
 
-__all__ = ["exhaustive", "float32_random", "float32_range"]
+def _order_key(v: np.ndarray) -> np.ndarray:
+    """A monotone integer image of float32 order (-0 and +0 both map to 0)."""
+    u = v.astype(np.float32).view(np.int32).astype(np.int64)
+    return np.where(u >= 0, u, -(u & 0x7FFFFFFF))
+
+
+def _from_key(k: np.ndarray) -> np.ndarray:
+    return np.where(k >= 0, k, (-k) | 0x80000000).astype(np.int64).astype(np.uint32).view(
+        np.float32)
+
+
+def float32_between(a: float, b: float, n: int, seed: int = 0) -> np.ndarray:
+    """Sorted distinct float32 values in [a, b]: all of them when there are at most ``n``, else
+    about ``n`` spread half uniformly over bit patterns (every binade) and half over values."""
+    lo, hi = np.float32(a), np.float32(b)
+    if lo < a:
+        lo = np.nextafter(lo, np.float32(np.inf))
+    if hi > b:
+        hi = np.nextafter(hi, np.float32(-np.inf))
+    ka, kb = (int(k) for k in _order_key(np.array([lo, hi], np.float32)))
+    if kb - ka + 1 <= n:
+        return _from_key(np.arange(ka, kb + 1, dtype=np.int64))
+    rng = np.random.default_rng(seed)
+    by_pattern = _from_key(rng.integers(ka, kb + 1, n - n // 2))
+    by_value = np.linspace(float(lo), float(hi), n // 2).astype(np.float32)
+    return np.unique(np.concatenate([by_pattern, by_value]))
+
+
+__all__ = ["exhaustive", "float32_between", "float32_random", "float32_range"]

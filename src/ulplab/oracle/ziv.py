@@ -19,7 +19,7 @@ from fractions import Fraction
 import numpy as np
 from flint import arb, ctx
 
-from ulplab.formats import Format, round_dyadic, round_fraction, round_to_format
+from ulplab.formats import Format, round_dyadic, round_fraction, round_to_format, to_values
 from ulplab.oracle.forms import evaluate, special
 
 MAX_PRECISION = 1 << 15
@@ -119,7 +119,7 @@ def correctly_rounded_array(name: str, xs: np.ndarray, fmt: Format) -> np.ndarra
     """Shape (4, n) array of bit patterns for inputs ``xs`` (values of ``fmt``), modes in rows."""
     xs = np.asarray(xs, dtype=np.float64)
     finite = np.isfinite(xs)
-    back = np.where(finite, round_to_format(xs, fmt).view(fmt.dtype).astype(np.float64), 0.0)
+    back = np.where(finite, to_values(round_to_format(xs, fmt), fmt), 0.0)
     if not np.array_equal(back[finite], xs[finite]):
         raise ValueError(f"inputs must be values of {fmt.name}")
     out = np.empty((4, len(xs)), dtype=np.int64)

@@ -23,10 +23,11 @@ from ulplab.formats import (
     get_policy,
     round_to_format,
     to_format,
+    to_values,
 )
 from ulplab.functions import Region, get_function
 from ulplab.methods import Method
-from ulplab.oracle.table import oracle_table
+from ulplab.oracle.table import evaluate, oracle_table
 from ulplab.stats import summarize
 from ulplab.ulp import ulp_distance
 
@@ -39,11 +40,20 @@ class Outputs:
     ulp: np.ndarray
 
 
+def _inputs(fmt: Format, denormals: str, bits: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    if bits is None:
+        return inputs.exhaustive(fmt, denormals)
+    bits = np.asarray(bits).astype(fmt.uint)
+    read = flush_subnormals(bits, fmt) if get_policy(denormals).daz else bits
+    return bits, to_values(read, fmt)
+
+
 def method_outputs(method: Method, fmt: Format, denormals: str = "ieee",
-                   output_rounding: str = "nearest-even") -> tuple[np.ndarray, np.ndarray]:
-    """(input patterns, the method's result patterns) over every input of ``fmt``."""
+                   output_rounding: str = "nearest-even",
+                   bits: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(input patterns, the method's result patterns): every input of ``fmt``, or ``bits``."""
     policy = get_policy(denormals)
-    bits, values = inputs.exhaustive(fmt, denormals)
+    bits, values = _inputs(fmt, denormals, bits)
     if method.takes == "format":
         read = flush_subnormals(bits, fmt) if policy.daz else bits
         y = np.asarray(method(to_format(read, fmt)))
@@ -62,15 +72,34 @@ def method_outputs(method: Method, fmt: Format, denormals: str = "ieee",
     return bits, got
 
 
+def reference(function: str, fmt: Format, rounding: str, denormals: str,
+              bits: np.ndarray | None, progress: bool = True) -> np.ndarray:
+    """The oracle's results: the cached exhaustive table, or Arb evaluations of ``bits``."""
+    if bits is None:
+        return oracle_table(function, fmt, rounding, denormals, progress=progress)
+    values = to_values(np.asarray(bits).astype(fmt.uint), fmt)
+    return evaluate(function, values, fmt, rounding, denormals)
+
+
 def compare(method: Method, function: str, fmt: Format | str, rounding: str = "nearest-even",
             denormals: str = "ieee", output_rounding: str = "nearest-even",
-            progress: bool = True) -> Outputs:
+            progress: bool = True, bits: np.ndarray | None = None,
+            expected: np.ndarray | None = None) -> Outputs:
+    """One method against the oracle: every input of ``fmt``, or the patterns ``bits``.
+
+    Both ULP calculators run on exhaustive formats and must agree; float32 has only the bitwise
+    one (a sorted table of 2^32 values is not built).
+    """
     fmt = get_format(fmt)
-    expected = oracle_table(function, fmt, rounding, denormals, progress=progress)
-    bits, got = method_outputs(method, fmt, denormals, output_rounding)
+    if bits is None and not fmt.exhaustive:
+        raise ValueError(f"{fmt.name} needs sampled inputs (bits=...)")
+    if expected is None:
+        expected = reference(function, fmt, rounding, denormals, bits, progress)
+    bits, got = method_outputs(method, fmt, denormals, output_rounding, bits)
     ftz = get_policy(denormals).ftz
     ulp = ulp_distance(got, expected, fmt, ftz=ftz)
-    check = ulp_distance(got, expected, fmt, ftz=ftz, calculator="sorted")
+    check = ulp_distance(got, expected, fmt, ftz=ftz, calculator="sorted") if fmt.exhaustive \
+        else ulp
     if not np.array_equal(ulp, check):
         bad = int(np.flatnonzero(ulp != check)[0])
         raise AssertionError(f"ULP calculators disagree at input pattern {bad:#x}")
@@ -80,15 +109,19 @@ def compare(method: Method, function: str, fmt: Format | str, rounding: str = "n
 def analyze(methods: Sequence[Method], function: str, fmt: Format | str,
             rounding: str = "nearest-even", denormals: str = "ieee",
             output_rounding: str = "nearest-even", regions: Sequence[Region] | None = None,
-            worst: int = 10, progress: bool = True) -> dict[str, Any]:
-    """Statistics of each method over every input of ``fmt`` (the JSON of ``ulplab analyze``)."""
+            worst: int = 10, progress: bool = True,
+            bits: np.ndarray | None = None) -> dict[str, Any]:
+    """Statistics of each method over every input of ``fmt`` or the sampled patterns ``bits``
+    (the JSON of ``ulplab analyze``)."""
     fmt = get_format(fmt)
     spec = get_function(function)
     regions = spec.regions if regions is None else regions
     policy = get_policy(denormals)
     results = []
+    expected = reference(function, fmt, rounding, denormals, bits, progress)
     for m in methods:
-        out = compare(m, function, fmt, rounding, denormals, output_rounding, progress)
+        out = compare(m, function, fmt, rounding, denormals, output_rounding, progress, bits,
+                      expected)
         stats = summarize(out.x_bits, out.got, out.expected, out.ulp, fmt, regions, worst)
         results.append({"method": m.name, **stats})
     return {
@@ -97,6 +130,7 @@ def analyze(methods: Sequence[Method], function: str, fmt: Format | str,
         "rounding": rounding,
         "output_rounding": output_rounding,
         "denormals": policy.name,
+        "inputs": "exhaustive" if bits is None else f"{len(bits)} sampled",
         "ulp_ordinal": "flush-to-zero" if policy.ftz else "ieee",
         "regions": [{"name": n, "lo": lo, "hi": hi} for n, lo, hi in regions],
         "methods": results,
