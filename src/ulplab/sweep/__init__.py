@@ -62,7 +62,13 @@ def method_outputs(method: Method, fmt: Format, denormals: str = "ieee",
                             f"expected {fmt.name}{bits.shape}")
         got = from_format(y, fmt)
     else:
-        y = np.asarray(method(values.astype(np.float32)))
+        if fmt.dtype == np.float32:  # the patterns themselves: NaN payloads kept
+            read = flush_subnormals(bits, fmt) if policy.daz else bits
+            x32 = read.view(np.float32)
+        else:
+            with np.errstate(invalid="ignore"):
+                x32 = values.astype(np.float32)  # exact for every narrower format
+        y = np.asarray(method(x32))
         if y.dtype != np.float32 or y.shape != bits.shape:
             raise TypeError(f"method {method.name} returned {y.dtype}{y.shape}, "
                             f"expected float32{bits.shape}")
