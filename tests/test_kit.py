@@ -189,3 +189,10 @@ def test_guard_refuses_float64_and_transcendentals():
         run_guarded(lambda v: v * np.float64(2), x)
     with pytest.raises(GuardViolation, match="left the guarded path"):
         run_guarded(lambda v: np.asarray(v) * 2, x)
+
+
+def test_guard_checks_array_functions_too():
+    x = np.linspace(-1, 1, 8, dtype=f32)
+    assert run_guarded(lambda v: np.where(v > 0, v, 0.5 * v), x).dtype == f32
+    with pytest.raises(GuardViolation, match="where"):
+        run_guarded(lambda v: np.where(v > 0, v, np.zeros(v.shape)), x)

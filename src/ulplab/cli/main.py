@@ -285,14 +285,20 @@ def cmd_formats(args: argparse.Namespace) -> int:
 
 
 def cmd_methods(args: argparse.Namespace) -> int:
-    from ulplab.methods import all_methods, methods_for
+    from ulplab.methods import Method, all_methods, methods_for
     from ulplab.report import simple_table
 
     ms = methods_for(args.func) if args.func else all_methods()
-    rows = [[m.function, m.name, m.family, m.takes, ", ".join(m.library_calls) or "arithmetic",
-             m.idea] for m in ms]
-    _out().print(simple_table("methods", ["function", "method", "family", "takes",
-                                          "library calls", "idea"], rows))
+
+    def claim(m: Method, fmt: str) -> str:
+        c = m.claims.get(fmt)
+        return f"{c.max_ulp} / {c.mean_ulp:g}" if c else "-"
+
+    rows = [[m.function, m.name, m.family, ", ".join(m.library_calls) or "arithmetic",
+             claim(m, "bfloat16"), claim(m, "float16"), m.table_bytes or "", m.idea] for m in ms]
+    _out().print(simple_table("methods (claims: max / mean ULP measured on every input)",
+                              ["function", "method", "family", "library calls",
+                               "bfloat16", "float16", "table bytes", "idea"], rows))
     return 0
 
 

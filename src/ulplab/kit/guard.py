@@ -2,10 +2,11 @@
 
 ``Float32Guard`` is an ndarray subclass. Every NumPy ufunc applied to it is checked: the ufunc
 must be arithmetic (+ - * / sqrt, abs, min/max, compare, select helpers, rounding to integer,
-ldexp/frexp, bit operations); no floating input or output may be anything but float32. Anything
-else raises ``GuardViolation`` naming the operation. A result that is not a guard array at the
-end means the kernel left the guarded path (``np.asarray``, ``.tolist()``, Python floats), which
-``run_guarded`` reports too.
+ldexp/frexp, bit operations); no floating input or output may be anything but float32. Array
+functions that are not ufuncs (np.where, np.concatenate, np.full_like ...) must give float32 (or
+integer/boolean) results. Anything else raises ``GuardViolation`` naming the operation. A result
+that is not a guard array at the end means the kernel left the guarded path (``np.asarray``,
+``.tolist()``, Python floats), which ``run_guarded`` reports too.
 """
 
 from __future__ import annotations
@@ -67,6 +68,30 @@ class Float32Guard(np.ndarray):
             _check_dtype(r, f"result of np.{ufunc.__name__}")
             wrapped.append(r.view(Float32Guard) if isinstance(r, np.ndarray) else r)
         return tuple(wrapped) if isinstance(result, tuple) else wrapped[0]
+
+
+def _unwrap(v: Any) -> Any:
+    if isinstance(v, Float32Guard):
+        return v.view(np.ndarray)
+    if isinstance(v, list | tuple):
+        return type(v)(_unwrap(x) for x in v)
+    return v
+
+
+def _float32_array_function(self: Float32Guard, func: Any, types: Any, args: Any,
+                            kwargs: Any) -> Any:
+    """np.where, np.concatenate, np.full_like ... are not ufuncs: check their results too."""
+    result = func(*_unwrap(args), **_unwrap(kwargs))
+    Float32Guard.calls += 1
+    results = result if isinstance(result, tuple) else (result,)
+    wrapped = []
+    for r in results:
+        _check_dtype(r, f"result of np.{func.__name__}")
+        wrapped.append(r.view(Float32Guard) if isinstance(r, np.ndarray) else r)
+    return tuple(wrapped) if isinstance(result, tuple) else wrapped[0]
+
+
+Float32Guard.__array_function__ = _float32_array_function  # type: ignore[method-assign]
 
 
 def run_guarded(fn: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarray:

@@ -1,0 +1,165 @@
+"""Shared pieces of the seed's GELU methods: an arithmetic exp, the asymptotic tail, the tail LUT.
+
+Everything at run time is float32 arithmetic (see ``ulplab.kit``); mpmath is used only at import
+time to build tables, each entry rounded once to float32.
+
+``exp_neg(u)`` = e^-u for u >= 0 (NaN stays NaN, +inf gives 0), no library exp:
+    Cody-Waite reduction u = k ln2 - r with k = rint(u log2 e), r = k*LN2_HI - u + k*LN2_LO
+    (two FMAs; |r| <= ln2/2 + tiny), e^r by its Taylor polynomial of degree 7 (Horner with FMA;
+    truncation error below (ln2/2)^8/8! < 6e-9), then 2^-k by ``ldexp`` (one rounding, which is
+    what makes subnormal results right). u is clamped at 128, where e^-u is already far below
+    the smallest float32. Error: a few float32 ulps (plus the error already in u).
+
+``asymptotic_tail(x)`` for x < 0, the seed's deep tail (Mills ratio, DLMF 7.12.1):
+    GELU(x) = x Phi(x) ~ -phi(x) (1 - 1/x^2 + 3/x^4 - 15/x^6),  phi(x) = e^(-x^2/2) / sqrt(2 pi).
+    The series is asymptotic and alternating: its error is below the first omitted term,
+    105/x^8 relative (1.6e-3 at x = -4, 2.7e-4 at -5, 6.9e-6 at -8.3). The rounding of x^2 adds
+    |x|^2 2^-25 relative (4e-6 at x = -13.6, where bfloat16 GELU reaches 0). At x = -inf it
+    gives -0.
+
+The seed's tail LUT (its "shared tail" of the non-Pure methods):
+    GELU at x = -8, -7.75, ..., -3.5 (19 knots, step 1/4) and x = -8.3125, ..., -8 (6 knots,
+    step 1/16), linear interpolation between knots; below -8.3125 the asymptotic tail. The
+    entries are computed here from mpmath (the seed had hand-"calibrated" decimals).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import mpmath
+import numpy as np
+
+from ulplab.kit import fma, horner, ldexp
+
+f32 = np.float32
+
+
+def _h(s: str) -> np.float32:
+    return f32(float.fromhex(s))
+
+
+LOG2E = _h("0x1.715476p+0")    # 1/ln 2 rounded to float32
+LN2_HI = _h("0x1.62e430p-1")   # ln 2 rounded to float32
+LN2_LO = _h("-0x1.05c610p-29")  # ln 2 - LN2_HI rounded to float32
+EXP_MAX_ARG = 128.0            # e^-128 = 2.6e-56: 0 in float32 after scaling
+# Taylor coefficients of e^r, 1/n! for n = 0..7, each rounded to float32 (see taylor_exp_coeffs)
+EXP_TAYLOR = (
+    _h("0x1.000000p+0"), _h("0x1.000000p+0"), _h("0x1.000000p-1"), _h("0x1.555556p-3"),
+    _h("0x1.555556p-5"), _h("0x1.111112p-7"), _h("0x1.6c16c2p-10"), _h("0x1.a01a02p-13"),
+)
+INV_SQRT_2PI = _h("0x1.988454p-2")  # 1/sqrt(2 pi) rounded to float32
+# 1, -1, 3, -15: the asymptotic series of x Phi(x)/(-phi(x)) in y = 1/x^2 (exact integers)
+ASYMPTOTIC = (1.0, -1.0, 3.0, -15.0)
+
+
+def where32(cond: np.ndarray, a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
+    """np.where for float32 kernels that refuses a non-float32 result at run time too (the test
+    guard, ``ulplab.kit.Float32Guard``, checks np.where only under test)."""
+    r = np.where(cond, a, b)
+    if r.dtype != np.float32:
+        raise TypeError(f"where32 gives {r.dtype}, not float32")
+    return r
+
+
+def taylor_exp_coeffs(n: int = 8) -> tuple[np.float32, ...]:
+    """1/k! for k < n, each correctly rounded to float32 (regenerates EXP_TAYLOR)."""
+    return tuple(f32(float(1 / mpmath.factorial(k))) for k in range(n))
+
+
+def exp_neg(u: np.ndarray) -> np.ndarray:
+    """e^-u for float32 u >= 0, by Cody-Waite reduction, a degree-7 polynomial and ldexp."""
+    with np.errstate(all="ignore"):
+        uc = np.minimum(u, EXP_MAX_ARG)
+        k = np.rint(uc * LOG2E)
+        r = fma(k, np.full_like(uc, LN2_HI), -uc)
+        r = fma(k, np.full_like(uc, LN2_LO), r)
+        p = horner(r, EXP_TAYLOR, use_fma=True)
+        kk = where32(np.isnan(k), 0.0, k)
+        return ldexp(p, -kk.astype(np.int32))
+
+
+def gauss_pdf(x: np.ndarray) -> np.ndarray:
+    """phi(x) = e^(-x^2/2)/sqrt(2 pi) in float32 arithmetic."""
+    return exp_neg(0.5 * (x * x)) * INV_SQRT_2PI
+
+
+def asymptotic_tail(x: np.ndarray) -> np.ndarray:
+    """GELU(x) ~ -phi(x) (1 - 1/x^2 + 3/x^4 - 15/x^6), for x < 0 (gives -0 at x = -inf)."""
+    with np.errstate(all="ignore"):
+        x2 = x * x
+        y = 1.0 / x2
+        series = horner(y, ASYMPTOTIC, use_fma=True)
+        return -(exp_neg(0.5 * x2) * INV_SQRT_2PI * series)
+
+
+def mirror_positive(x: np.ndarray, gelu_neg: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """GELU(x) = x + GELU(-x) for x > 0 (as Phi(x) = 1 - Phi(-x)), given GELU on the negatives."""
+    with np.errstate(all="ignore"):
+        return x + gelu_neg(-x)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables built at import time from exact values
+# ---------------------------------------------------------------------------------------------
+
+
+def gelu_exact(x: float) -> mpmath.mpf:
+    """x Phi(x) = x erfc(-x/sqrt 2)/2 at 40 digits (import-time table building only)."""
+    with mpmath.workdps(40):
+        xm = mpmath.mpf(x)
+        return xm * mpmath.erfc(-xm / mpmath.sqrt(2)) / 2
+
+
+def phi_cdf_exact(x: float) -> mpmath.mpf:
+    """Phi(x) = erfc(-x/sqrt 2)/2 at 40 digits (import-time table building only)."""
+    with mpmath.workdps(40):
+        return mpmath.erfc(-mpmath.mpf(x) / mpmath.sqrt(2)) / 2
+
+
+def uniform_table(fn: Callable[[float], mpmath.mpf], lo: float, step: float,
+                  n: int) -> np.ndarray:
+    """fn at lo + i*step, i < n (knots exact binary fractions), each rounded once to float32."""
+    return np.array([float(fn(lo + i * step)) for i in range(n)], dtype=np.float32)
+
+
+def lerp_uniform(x: np.ndarray, lo: float, step: float, table: np.ndarray) -> np.ndarray:
+    """Linear interpolation in a table of knots lo + i*step, i < len(table); x is clamped.
+
+    s = (x - lo)/step, i = floor(s) limited to [0, n-2], t = s - i, y = T[i] + t (T[i+1] - T[i])
+    (the last step one FMA).
+    """
+    with np.errstate(all="ignore"):
+        n = table.shape[0]
+        s = (x - lo) / step
+        s = np.minimum(np.maximum(s, 0.0), float(n - 1))
+        s = where32(np.isnan(s), 0.0, s)
+        i = np.minimum(np.floor(s), float(n - 2))
+        t = s - i
+        ii = i.astype(np.int32)
+        y0 = table[ii]
+        y1 = table[ii + 1]
+        return fma(t, y1 - y0, y0)
+
+
+TAIL_LUT_START = -3.5      # the seed's TAIL_START: the tail LUT is used for x < -3.5
+TAIL_LUT_FINE = -8.0       # coarse knots (step 1/4) from -8 to -3.5, fine (1/16) below
+TAIL_LUT_END = -8.3125     # last knot; the asymptotic tail below
+TAIL_COARSE = uniform_table(gelu_exact, TAIL_LUT_FINE, 0.25, 19)  # -8.0 .. -3.5
+TAIL_FINE = uniform_table(gelu_exact, TAIL_LUT_END, 0.0625, 6)    # -8.3125 .. -8.0
+TAIL_LUT_BYTES = 4 * (TAIL_COARSE.size + TAIL_FINE.size)
+
+
+def tail_lut(x: np.ndarray) -> np.ndarray:
+    """The seed's shared tail for x < -3.5: two-tier LUT, asymptotic below -8.3125."""
+    with np.errstate(all="ignore"):
+        coarse = lerp_uniform(x, TAIL_LUT_FINE, 0.25, TAIL_COARSE)
+        fine = lerp_uniform(x, TAIL_LUT_END, 0.0625, TAIL_FINE)
+        y = where32(x < TAIL_LUT_FINE, fine, coarse)
+        return where32(x < TAIL_LUT_END, asymptotic_tail(x), y)
+
+
+def with_tail(x: np.ndarray, core: np.ndarray, start: float,
+              tail: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """tail(x) where x < start, else core (NaN inputs take the core, which keeps them NaN)."""
+    return where32(x < start, tail(x), core)
