@@ -30,8 +30,9 @@ def _fmt_mean(v: float) -> str:
 def analysis_table(result: dict[str, Any]) -> Table:
     """The seed's layout: Mean, Max, then mean/max per region; rows sorted by max ULP."""
     regions = [r["name"] for r in result["regions"]]
-    which = "every" if result.get("inputs", "exhaustive") == "exhaustive" else result["inputs"]
-    title = (f"{result['function']} on {which} {result['format']} inputs "
+    which = (f"every {result['format']} input" if result.get("inputs", "exhaustive") ==
+             "exhaustive" else f"{result['inputs']} {result['format']} inputs")
+    title = (f"{result['function']} on {which} "
              f"(oracle: {result['rounding']}, denormals: {result['denormals']})")
     t = Table(title=title, title_justify="left")
     t.add_column("Method")
