@@ -1,6 +1,7 @@
 """Stage: implementations under test. Methods never import the oracle."""
 
 from ulplab.methods import baseline as _baseline  # noqa: F401  (registers the f32-naive methods)
+from ulplab.methods import det as _det  # noqa: F401  (registers the deterministic kernels)
 from ulplab.methods import gelu as _gelu  # noqa: F401  (registers the GELU research methods)
 from ulplab.methods.registry import (
     Claim,

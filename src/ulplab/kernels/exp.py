@@ -1,0 +1,155 @@
+"""exp and exp2: deterministic float32 kernels, correctly rounded on every bfloat16/float16 input.
+
+Specification (the evaluation order is part of it; every operation is IEEE float32 with
+round-to-nearest-even, FMA only where written ``fma``):
+
+exp(x)
+    1. Special values by encoding: NaN -> 0x7FC00000; +inf -> +inf; -inf -> +0;
+       x > 0x1.62e42ep+6 (88.72283172607422, the largest float32 whose exp is finite) -> +inf;
+       x < -0x1.9fe368p+6 (-103.97207708, below which e^x < 2^-150) -> the smallest subnormal
+       (the round-to-odd of a positive value under half of it: any narrower format rounds it
+       to +0, and it is within 1 ulp of e^x).
+    2. Reduction x = k ln2/64 + r: k = rint(x * 64/ln2); t = x - k*C1 (exact: C1 has 10
+       significant bits and |k| < 2^14); (p, pe) = two_prod(k, C2); (r, rl) = two_sum(t, -p);
+       rl = rl - (pe + k*C3). |r| <= ln2/128 (1 + 2^-20), and r + rl is x - k ln2/64 to ~2^-60.
+    3. e^(r+rl) = 1 + s, s = r + (rl + q(r)), q(r) = r^2 (1/2 + r (1/6 + r (1/24 + r/120))) by
+       Horner with FMA; truncation |r|^6/720 < 2^-54, rounding of q about 2^-40 absolute.
+    4. 2^(j/64), j = k mod 64, from a 64-entry double-float table T (hi + lo, both float32, made
+       by ``two_pow_table`` with mpmath at import: 512 bytes); e = T (1 + s) as a double-float:
+       (a, ae) = two_prod(T_hi, s_hi); ae += T_hi s_lo + T_lo + T_lo s_hi; (h, l) =
+       fast_two_sum(T_hi, a); l += ae.
+    5. Result: round-to-odd of (h + l) * 2^((k - j)/64), subnormals included (``core``).
+
+exp2(x)
+    Same, with k = rint(64 x) and r = x - k/64 exact (Sterbenz), then (r ln2) as a double-float
+    by two_prod(r, LN2_HI) + r LN2_LO; thresholds 128 (overflow) and -150 (below 2^-150).
+    exp2 of an integer is exact (r = 0, T[0] = 1), ties included: 2^-134 stays 2^-134 and
+    rounds to +0 in bfloat16, as the correctly rounded result does.
+
+Accuracy (measured by the tests and registered): 0 ULP after nearest-even rounding to bfloat16
+and to float16 on every input; float32 results within 1 ulp (faithful) on every input checked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mpmath import mp, mpf
+
+from ulplab.kernels.core import canonical_nan_where, round_to_odd_scaled
+from ulplab.kit import fast_two_sum, fma, two_prod, two_sum
+
+f32 = np.float32
+
+
+def _h(s: str) -> np.float32:
+    return f32(float.fromhex(s))
+
+
+INV_LN2_64 = _h("0x1.715476p+6")  # 64/ln 2 rounded to float32
+LN2_64_C1 = _h("0x1.63p-7")  # ln2/64 to 10 significant bits: k*C1 is exact for |k| < 2^14
+LN2_64_C2 = _h("-0x1.bd0106p-19")  # ln2/64 - C1 rounded to float32
+LN2_64_C3 = _h("0x1.cf79acp-46")  # ln2/64 - C1 - C2 rounded to float32
+LN2_HI = _h("0x1.62e430p-1")  # ln 2 rounded to float32
+LN2_LO = _h("-0x1.05c610p-29")  # ln 2 - LN2_HI rounded to float32
+# 1/2, 1/6, 1/24, 1/120 rounded to float32 (Taylor coefficients of (e^r - 1 - r)/r^2)
+Q = (_h("0x1p-1"), _h("0x1.555556p-3"), _h("0x1.555556p-5"), _h("0x1.111112p-7"))
+EXP_OVERFLOW = _h("0x1.62e42ep+6")  # 88.72283: largest float32 x with e^x <= FLT_MAX
+EXP_UNDERFLOW = _h("-0x1.9fe368p+6")  # -103.972: e^x < 2^-150 below it
+EXP2_OVERFLOW = _h("0x1p+7")  # 2^x overflows for x >= 128
+EXP2_UNDERFLOW = _h("-0x1.2cp+7")  # -150: 2^x < 2^-150 below it
+
+
+def split_constants() -> dict[str, float]:
+    """Regenerate the ln2/64 split and the other constants above from mpmath (test-checked)."""
+    with mp.workprec(200):
+        c = mp.ln2 / 64
+        m, e = mp.frexp(c)
+        c1 = mp.ldexp(mp.nint(m * 2**10) / 2**10, e)
+        c2 = float(f32(float(c - c1)))
+        c3 = float(f32(float(c - c1 - mpf(c2))))
+        ln2_hi = float(f32(float(mp.ln2)))
+        return {"INV_LN2_64": float(f32(float(64 / mp.ln2))), "LN2_64_C1": float(c1),
+                "LN2_64_C2": c2, "LN2_64_C3": c3, "LN2_HI": ln2_hi,
+                "LN2_LO": float(f32(float(mp.ln2 - mpf(ln2_hi))))}
+
+
+def two_pow_table(n: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """2^(j/n) for j = 0..n-1 as float32 pairs hi + lo (hi = RN(2^(j/n)), lo = RN(rest))."""
+    hi, lo = np.empty(n, f32), np.empty(n, f32)
+    with mp.workprec(200):
+        for j in range(n):
+            v = mp.mpf(2) ** (mpf(j) / n)
+            hi[j] = f32(float(v))
+            lo[j] = f32(float(v - mpf(float(hi[j]))))
+    return hi, lo
+
+
+T_HI, T_LO = two_pow_table()
+TABLE_BYTES = T_HI.nbytes + T_LO.nbytes
+
+
+def exp_reduced_parts(k: np.ndarray, r: np.ndarray,
+                      rl: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(h, l, m) with 2^(k/64) e^(r + rl) = (h + l) 2^m to about 2^-45, for |r| <= ln2/128."""
+    q = r * r * fma(fma(fma(np.full_like(r, Q[3]), r, Q[2]), r, Q[1]), r, Q[0])
+    s_hi, s_lo = fast_two_sum(r, rl + q)
+    ki = k.astype(np.int32)
+    j = ki & 63
+    m = (ki - j) >> 6
+    th, tl = T_HI[j], T_LO[j]
+    a, ae = two_prod(th, s_hi)
+    ae = ae + (th * s_lo + (tl + tl * s_hi))
+    h, low = fast_two_sum(th, a)
+    h, low = fast_two_sum(h, low + ae)
+    return h, low, m
+
+
+def exp_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(h, l, m) with e^x = (h + l) 2^m to about 2^-45 relative (steps 2 to 4), for finite
+    EXP_UNDERFLOW <= x <= EXP_OVERFLOW; 0.99 < h < 2, m is int32. The building block of the
+    kernels made from exp (sigmoid, tanh, softplus, ...)."""
+    k = np.rint(x * INV_LN2_64)
+    t = x - k * LN2_64_C1
+    p, pe = two_prod(k, np.full_like(k, LN2_64_C2))
+    r, rl = two_sum(t, -p)
+    rl = rl - (pe + k * LN2_64_C3)
+    return exp_reduced_parts(k, r, rl)
+
+
+def _finish(x: np.ndarray, y: np.ndarray, over: float, under: float) -> np.ndarray:
+    y = np.where(x > over, f32(np.inf), y)
+    y = np.where(x < under, _h("0x1p-149"), y)
+    y = np.where(x == -np.inf, f32(0.0), y)
+    return canonical_nan_where(np.isnan(x), y)
+
+
+def exp(x: np.ndarray) -> np.ndarray:
+    """e^x, float32 in -> float32 out (see the module docstring for the specification)."""
+    with np.errstate(all="ignore"):
+        xc = np.where((x > EXP_OVERFLOW) | (x < EXP_UNDERFLOW) | np.isnan(x), f32(0.0), x)
+        y = round_to_odd_scaled(*exp_parts(xc))
+        return _finish(x, y, EXP_OVERFLOW, EXP_UNDERFLOW)
+
+
+def exp2(x: np.ndarray) -> np.ndarray:
+    """2^x, float32 in -> float32 out (see the module docstring)."""
+    with np.errstate(all="ignore"):
+        xc = np.where((x >= EXP2_OVERFLOW) | (x < EXP2_UNDERFLOW) | np.isnan(x), f32(0.0), x)
+        k = np.rint(xc * f32(64.0))
+        r = xc - k * f32(1.0 / 64)
+        p, pe = two_prod(r, np.full_like(r, LN2_HI))
+        rh, rl = fast_two_sum(p, pe + r * LN2_LO)
+        y = round_to_odd_scaled(*exp_reduced_parts(k, rh, rl))
+        y = np.where(x >= EXP2_OVERFLOW, f32(np.inf), y)
+        return _finish(x, y, np.inf, EXP2_UNDERFLOW)
+
+
+KERNELS = [
+    {"function": "exp", "impl": exp, "table_bytes": TABLE_BYTES,
+     "idea": "2^(k/64) table (double-float) x Taylor e^r, Cody-Waite ln2/64 in 3 parts",
+     "ops": {"mul": 12, "add": 16, "fma": 7, "cmp": 4}},
+    {"function": "exp2", "impl": exp2, "table_bytes": TABLE_BYTES,
+     "idea": "exact k/64 split, r ln2 as double-float, then exp's table and Taylor",
+     "ops": {"mul": 11, "add": 15, "fma": 7, "cmp": 4}},
+]
+"""What ``ulplab.methods.det`` registers from this module (every kernel module has KERNELS)."""

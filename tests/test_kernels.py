@@ -1,0 +1,79 @@
+"""Deterministic kernels: special values, faithful float32, one code path for any length.
+
+Exhaustive 0-ULP checks on every bfloat16/float16/fp8 input are the registered claims of each
+``det`` method (tests/test_methods.py); the float32-guard check is there too.
+"""
+
+import numpy as np
+import pytest
+
+from ulplab.formats import get_format, to_values
+from ulplab.inputs import float32_between, float32_random
+from ulplab.kernels import exp as kexp
+from ulplab.methods import all_methods
+from ulplab.oracle.table import evaluate
+from ulplab.ulp import ulp_distance
+
+F32 = get_format("float32")
+DET = [m for m in all_methods() if m.name == "det"]
+SPECIAL_BITS = np.array([0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001,
+                         0x7F800001, 0x00000001, 0x80000001, 0x007FFFFF, 0x00800000, 0x7F7FFFFF,
+                         0xFF7FFFFF, 0x3F800000, 0xBF800000, 0x40000000, 0xC0000000, 0x3F000000,
+                         0x42B17217, 0x42B17218, 0xC2CFF1B4, 0xC2CFF1B5, 0x43000000, 0xC3160000,
+                         0xC3150000, 0x33800000, 0xB3800000], np.uint32)
+
+
+def _id(m):
+    return m.function
+
+
+@pytest.mark.parametrize("method", DET, ids=_id)
+def test_special_values_exact_or_faithful(method):
+    xs = SPECIAL_BITS.view(np.float32)
+    got = method(xs).view(np.uint32)
+    truth = evaluate(method.function, to_values(SPECIAL_BITS, F32), F32)
+    vals = to_values(SPECIAL_BITS, F32)
+    exact = evaluate(method.function, vals, F32, "down") == evaluate(method.function, vals, F32,
+                                                                      "up")
+    nan = np.isnan(to_values(truth, F32))
+    assert np.all(got[nan] == 0x7FC00000), "NaN results are the canonical quiet NaN"
+    mism = exact & ~nan & (got != truth)
+    assert not mism.any(), [(hex(b), hex(g), hex(t)) for b, g, t in
+                            zip(SPECIAL_BITS[mism], got[mism], truth[mism], strict=True)]
+    u = ulp_distance(got[~nan], truth[~nan], F32)
+    assert np.all((u >= 0) & (u <= 1)) or np.array_equal(got[~nan][u < 0], truth[~nan][u < 0])
+
+
+@pytest.mark.parametrize("method", DET, ids=_id)
+def test_float32_results_are_faithful(method):
+    xs = np.concatenate([float32_random(100_000, seed=11),
+                         float32_between(-128.0, 128.0, 60_000, seed=12),
+                         float32_between(-1e-3, 1e-3, 20_000, seed=13)])
+    truth = evaluate(method.function, to_values(xs.view(np.uint32), F32), F32)
+    got = method(xs).view(np.uint32)
+    u = ulp_distance(got, truth, F32)
+    bad = (u > 1) | ((u < 0) & (got != truth) & ~(np.isnan(xs) & (got == 0x7FC00000)))
+    assert not bad.any(), [(hex(b), hex(g), hex(t)) for b, g, t in
+                           zip(xs.view(np.uint32)[bad][:5], got[bad][:5], truth[bad][:5],
+                               strict=True)]
+
+
+@pytest.mark.parametrize("method", DET, ids=_id)
+def test_one_element_and_long_arrays_give_the_same_bits(method):
+    xs = float32_random(4096, seed=5)
+    long = method(xs).view(np.uint32)
+    single = np.array([method(xs[i:i + 1]).view(np.uint32)[0] for i in range(0, 4096, 97)])
+    assert np.array_equal(single, long[::97])
+
+
+def test_exp_constants_regenerate():
+    got = kexp.split_constants()
+    for name, value in got.items():
+        assert float(getattr(kexp, name)) == value, name
+    hi, lo = kexp.two_pow_table()
+    assert np.array_equal(hi, kexp.T_HI) and np.array_equal(lo, kexp.T_LO)
+
+
+def test_exp2_ties_and_exact_powers():
+    xs = np.array([-134.0, -133.0, 0.0, 10.0, -149.0, -150.0], np.float32)
+    assert list(kexp.exp2(xs)) == [2.0**-134, 2.0**-133, 1.0, 1024.0, 2.0**-149, 2.0**-149]
