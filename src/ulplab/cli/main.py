@@ -383,6 +383,29 @@ def cmd_fit(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- peers
+def cmd_peers(args: argparse.Namespace) -> int:
+    from ulplab.peers import BACKENDS, report_card
+    from ulplab.report import check_writable, peers_tables, write_json
+
+    fmt = _exhaustive_format(args.format)
+    names = None
+    if args.backends:
+        names = [b.strip() for b in args.backends.split(",") if b.strip()]
+        for b in names:
+            if b not in BACKENDS:
+                raise UsageError(f"unknown backend {b!r}; valid: {', '.join(BACKENDS)}")
+    if args.json:
+        check_writable(args.json)
+    card = report_card(args.func, fmt, names, args.callable or (), worst=args.worst)
+    con = _out()
+    for t in peers_tables(card):
+        con.print(t)
+    if args.json:
+        write_json(args.json, card)
+    return 0
+
+
 # ---------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ulplab", description="ULP error of elementwise kernels against a "
@@ -459,6 +482,17 @@ def build_parser() -> argparse.ArgumentParser:
     ft.add_argument("--format", default="bfloat16", help="target format for the ULP report")
     ft.add_argument("--json", help="write coefficients (hex), errors and the command")
     ft.set_defaults(run=cmd_fit)
+
+    pe = sub.add_parser("peers", help="report card of native implementations (torch, JAX, "
+                        "NumPy, the C library, your callable) over every input")
+    pe.add_argument("func", help=fn_help)
+    pe.add_argument("--format", default="bfloat16")
+    pe.add_argument("--backends", help="comma-separated; default: every backend available")
+    pe.add_argument("--callable", action="append", metavar="MODULE:FUNCTION",
+                    help="a float32 -> float32 function to measure too (repeatable)")
+    pe.add_argument("--worst", type=int, default=6, help="worst inputs kept per backend")
+    pe.add_argument("--json", help="write the report card as JSON")
+    pe.set_defaults(run=cmd_peers)
 
     c = sub.add_parser("crosscheck", help="compare the oracle with the independent mpmath method")
     c.add_argument("func", help=f"{fn_help}, or all")

@@ -154,6 +154,54 @@ def analysis_csv(result: dict[str, Any]) -> str:
     return buf.getvalue()
 
 
+def peers_tables(card: dict[str, Any]) -> list[Table]:
+    """The tanh-diagnostic layout: summary, distribution, sample values with the worst errors."""
+    rows = card["backends"]
+    head = Table(title=f"{card['function']} on every {card['format']} input: report card",
+                 title_justify="left")
+    for col in ("backend", "vs", "Max", "Mean", "Exact", "<=1", "NaN!", "Inf!", "DAZ", "FTZ",
+                "scalar!=vector"):
+        head.add_column(col, justify="left" if col in ("backend", "vs") else "right")
+    for r in rows:
+        daz, ftz, sv = r["daz"], r["ftz"], r["scalar_vs_vector"]
+        head.add_row(r["backend"], r["reference"], str(r["max_ulp"]), _fmt_mean(r["mean_ulp"]),
+                     f"{100 * r['exact_fraction']:.2f}%", f"{100 * r['within1_fraction']:.2f}%",
+                     str(r["nan_mismatches"]), str(r["inf_mismatches"]),
+                     f"{daz['read_as_zero']}/{daz['subnormal_inputs']}",
+                     f"{ftz['flushed']}/{ftz['subnormal_results']}",
+                     f"{sv['mismatches']}/{sv['checked']}")
+    tables = [head]
+    labels: list[str] = []
+    for r in rows:
+        for k in r["histogram"]:
+            if k not in labels:
+                labels.append(k)
+    dist = Table(title="ULP distribution (share of finite results)", title_justify="left")
+    dist.add_column("backend")
+    for k in labels:
+        dist.add_column(k, justify="right")
+    for r in rows:
+        dist.add_row(r["backend"], *[f"{100 * r['histogram'].get(k, 0) / max(r['count'], 1):.2f}%"
+                                     if r["histogram"].get(k, 0) else "" for k in labels])
+    tables.append(dist)
+    worst = Table(title="Sample values with the worst errors", title_justify="left")
+    for col in ("backend", "x", "got", "expected", "ULP"):
+        worst.add_column(col, justify="right" if col != "backend" else "left")
+    for r in rows:
+        for w in r["worst"][:4]:
+            worst.add_row(r["backend"], f"{w['x']:.6g} ({w['hex']})",
+                          f"{w['got']:.6g} ({w['got_hex']})",
+                          f"{w['expected']:.6g} ({w['expected_hex']})", str(w["ulp"]))
+        for w in r["mismatch_examples"][:2]:
+            worst.add_row(r["backend"], f"{w['x']:.6g} ({w['hex']})", w["got_hex"],
+                          w["expected_hex"], "NaN/inf")
+    tables.append(worst)
+    if card["skipped"]:
+        tables.append(simple_table("skipped", ["backend", "reason"],
+                                   [[s["backend"], s["reason"]] for s in card["skipped"]]))
+    return tables
+
+
 def simple_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> Table:
     t = Table(title=title, title_justify="left")
     for c in columns:
@@ -164,4 +212,4 @@ def simple_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any
 
 
 __all__ = ["analysis_csv", "analysis_table", "check_writable", "console", "method_detail",
-           "simple_table", "write_json", "write_text"]
+           "peers_tables", "simple_table", "write_json", "write_text"]

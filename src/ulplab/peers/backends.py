@@ -1,0 +1,211 @@
+"""Native implementations people run today, wrapped as sweepable callables.
+
+A backend turns (function, format) into a callable over the format's whole input array, or says
+why it cannot (missing package, no such function, format unsupported) — a reason that is printed,
+never an error. Kinds of callables, as ``ulplab.sweep`` takes them:
+
+* ``takes="format"``: computes in the format itself (torch/JAX on bfloat16 tensors);
+* ``takes="float32"``: computes in float32; the sweep rounds to the format (nearest-even).
+
+Backward passes (``gelu``/``tanh`` through autograd) are measured against the oracle's
+``gelu_grad``/``tanh_grad``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ulplab.formats import Format
+
+ArrayFn = Callable[[np.ndarray], np.ndarray]
+
+
+class Unavailable(Exception):
+    """The backend cannot run this (function, format); the message says why."""
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    describe: str
+    make: Callable[[str, Format, bool], tuple[ArrayFn, str]]
+    """(function, format, backward) -> (callable, takes)"""
+
+
+def _module(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        raise Unavailable(f"{name} is not installed") from None
+
+
+# ---------------------------------------------------------------- torch
+def _torch_fn(func: str) -> Callable[[Any], Any]:
+    torch = _module("torch")
+    F = torch.nn.functional
+    table = {
+        "gelu": F.gelu, "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"),
+        "tanh": torch.tanh, "exp": torch.exp, "exp2": torch.exp2, "log": torch.log,
+        "log2": torch.log2, "sin": torch.sin, "cos": torch.cos, "sigmoid": torch.sigmoid,
+        "softplus": F.softplus, "silu": F.silu, "erf": torch.erf, "erfc": torch.erfc,
+    }
+    if func not in table:
+        raise Unavailable(f"torch has no {func}")
+    return table[func]
+
+
+def _torch_dtype(fmt: Format) -> Any:
+    torch = _module("torch")
+    dt = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32}
+    if fmt.name not in dt:
+        raise Unavailable(f"torch has no elementwise math in {fmt.name}")
+    return dt[fmt.name]
+
+
+def _torch(device: str, native: bool) -> Callable[[str, Format, bool], tuple[ArrayFn, str]]:
+    def make(func: str, fmt: Format, backward: bool) -> tuple[ArrayFn, str]:
+        torch = _module("torch")
+        if device == "cuda" and not torch.cuda.is_available():
+            raise Unavailable("no CUDA device")
+        fn = _torch_fn(func)
+        dtype = _torch_dtype(fmt) if native else torch.float32
+
+        def run(x: np.ndarray) -> np.ndarray:
+            src = x.view(np.uint16) if native and fmt.bits == 16 else x
+            t = torch.from_numpy(np.ascontiguousarray(src))
+            if native and fmt.bits == 16:
+                t = t.view(dtype)
+            t = t.to(device)
+            if backward:
+                t = t.clone().requires_grad_(True)
+                fn(t).backward(torch.ones_like(t))
+                out = t.grad
+            else:
+                with torch.no_grad():
+                    out = fn(t)
+            out = out.detach().to("cpu")
+            if native and fmt.bits == 16:
+                return out.view(torch.int16).numpy().view(np.uint16).view(fmt.dtype)
+            return out.numpy().astype(np.float32, copy=False)
+
+        return run, "format" if native else "float32"
+
+    return make
+
+
+# ---------------------------------------------------------------- JAX
+def _jax_fn(func: str) -> Callable[[Any], Any]:
+    jax = _module("jax")
+    jnp = jax.numpy
+    special = _module("jax.scipy.special")
+    table = {
+        "gelu": lambda t: jax.nn.gelu(t, approximate=False),
+        "gelu_tanh": lambda t: jax.nn.gelu(t, approximate=True),
+        "tanh": jnp.tanh, "exp": jnp.exp, "exp2": jnp.exp2, "log": jnp.log, "log2": jnp.log2,
+        "sin": jnp.sin, "cos": jnp.cos, "sigmoid": jax.nn.sigmoid, "softplus": jax.nn.softplus,
+        "silu": jax.nn.silu, "erf": special.erf, "erfc": special.erfc,
+    }
+    if func not in table:
+        raise Unavailable(f"JAX has no {func}")
+    return table[func]
+
+
+def _jax(native: bool, jit: bool) -> Callable[[str, Format, bool], tuple[ArrayFn, str]]:
+    def make(func: str, fmt: Format, backward: bool) -> tuple[ArrayFn, str]:
+        jax = _module("jax")
+        jnp = jax.numpy
+        if native and fmt.name not in ("bfloat16", "float16", "float32"):
+            raise Unavailable(f"JAX elementwise math in {fmt.name} is not measured")
+        fn = _jax_fn(func)
+        if backward:
+            fn = jax.vmap(jax.grad(fn))
+        if jit:
+            fn = jax.jit(fn)
+
+        def run(x: np.ndarray) -> np.ndarray:
+            out = np.asarray(fn(jnp.asarray(x)))
+            return out if native else out.astype(np.float32, copy=False)
+
+        return run, "format" if native else "float32"
+
+    return make
+
+
+# ---------------------------------------------------------------- NumPy and the C library
+_NUMPY = {"tanh": np.tanh, "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2,
+          "sin": np.sin, "cos": np.cos}
+
+
+def _numpy(func: str, fmt: Format, backward: bool) -> tuple[ArrayFn, str]:
+    if backward:
+        raise Unavailable("NumPy has no autograd")
+    if func not in _NUMPY:
+        raise Unavailable(f"NumPy has no {func} ufunc")
+    uf = _NUMPY[func]
+
+    def run(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return uf(x)
+
+    return run, "float32"
+
+
+_LIBM = {"exp": "expf", "exp2": "exp2f", "log": "logf", "log2": "log2f", "sin": "sinf",
+         "cos": "cosf", "tanh": "tanhf", "erf": "erff", "erfc": "erfcf"}
+
+
+def _libm(func: str, fmt: Format, backward: bool) -> tuple[ArrayFn, str]:
+    if backward:
+        raise Unavailable("the C library has no derivatives")
+    if func not in _LIBM:
+        raise Unavailable(f"the C library has no {func}")
+    path = ctypes.util.find_library("m")
+    if path is None:
+        raise Unavailable("no C math library found")
+    cfn = getattr(ctypes.CDLL(path), _LIBM[func])
+    cfn.restype = ctypes.c_float
+    cfn.argtypes = [ctypes.c_float]
+    vec = np.frompyfunc(cfn, 1, 1)
+
+    def run(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return vec(x).astype(np.float32)
+
+    return run, "float32"
+
+
+BACKENDS: dict[str, Backend] = {
+    b.name: b
+    for b in (
+        Backend("torch", "PyTorch CPU, computing in the format itself", _torch("cpu", True)),
+        Backend("torch-f32", "PyTorch CPU in float32, rounded to the format",
+                _torch("cpu", False)),
+        Backend("torch-cuda", "PyTorch CUDA in the format itself", _torch("cuda", True)),
+        Backend("torch-cuda-f32", "PyTorch CUDA in float32, rounded", _torch("cuda", False)),
+        Backend("jax", "JAX (jit, CPU) in the format itself", _jax(True, True)),
+        Backend("jax-f32", "JAX (jit, CPU) in float32, rounded", _jax(False, True)),
+        Backend("numpy", "NumPy float32 ufunc, rounded", _numpy),
+        Backend("libm", "C library float function (expf, ...), rounded", _libm),
+    )
+}
+
+
+def user_callable(spec: str) -> tuple[str, ArrayFn]:
+    """'module:function' -> a float32 callable."""
+    from ulplab.errors import UsageError
+
+    if ":" not in spec:
+        raise UsageError(f"--callable {spec!r}: expected module:function")
+    mod, _, name = spec.partition(":")
+    try:
+        fn = getattr(importlib.import_module(mod), name)
+    except (ImportError, AttributeError) as exc:
+        raise UsageError(f"--callable {spec!r}: {exc}") from None
+    return spec, fn

@@ -1,0 +1,66 @@
+"""The report card of native implementations: the backends run, the known defects surface.
+
+The test environment installs torch (CPU) and JAX, so nothing here is skipped in CI; the figures
+asserted were measured with torch 2.13.0 (CPU) and JAX 0.10.2, the versions the tests pin.
+"""
+
+import json
+
+import pytest
+
+from ulplab.cli.main import main
+from ulplab.peers import report_card
+
+FUNCS = ("gelu", "gelu_tanh", "tanh", "exp", "log", "sin", "cos", "sigmoid", "silu", "softplus",
+         "erf")
+
+
+def _rows(card):
+    return {r["backend"]: r for r in card["backends"]}
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float16"])
+@pytest.mark.parametrize("func", FUNCS)
+def test_every_function_runs_on_torch_and_jax(func, fmt):
+    card = report_card(func, fmt, ["torch", "torch-f32", "jax", "jax-f32", "numpy", "libm"])
+    rows = _rows(card)
+    for b in ("torch", "torch-f32", "jax", "jax-f32"):
+        assert b in rows, card["skipped"]
+        assert rows[b]["count"] > 30_000  # finite results (log: positive inputs only)
+    for s in card["skipped"]:
+        assert s["backend"].split()[0] in ("numpy", "libm"), s  # only "has no such function"
+
+
+def test_torch_bfloat16_gelu_defects_are_surfaced():
+    rows = _rows(report_card("gelu", "bfloat16", ["torch"]))
+    t = rows["torch"]
+    assert t["daz"] == {"subnormal_inputs": 253, "read_as_zero": 253}  # subnormal inputs read as 0
+    assert t["ftz"]["flushed"] == t["ftz"]["subnormal_results"] == 514  # subnormal results -> 0
+    assert t["inf_mismatches"] == 128  # x * Phi(x) overflows to inf for the largest inputs
+    assert t["max_ulp"] == 13215  # the negative tail near x = -5.56 flushes to -0
+    assert t["worst"][0]["hex"] == "0xc0b2" and t["worst"][0]["got_hex"] == "0x8000"
+    back = rows["torch (backward)"]
+    assert back["reference"] == "gelu_grad" and back["max_ulp"] == 12914
+
+
+def test_jax_flushes_subnormals_even_in_float32():
+    rows = _rows(report_card("exp", "bfloat16", ["jax-f32", "numpy"]))
+    assert rows["jax-f32"]["ftz"]["flushed"] == rows["jax-f32"]["ftz"]["subnormal_results"] > 0
+    assert rows["numpy"]["ftz"]["flushed"] == 0
+
+
+def test_figures_are_identical_run_to_run():
+    a = report_card("tanh", "float16", ["torch", "jax"])
+    b = report_card("tanh", "float16", ["torch", "jax"])
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def test_user_callable_and_cli(tmp_path, capsys):
+    out = tmp_path / "p.json"
+    assert main(["peers", "exp", "--format", "float16", "--backends", "numpy", "--callable",
+                 "numpy:exp", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert {r["backend"] for r in data["backends"]} == {"numpy", "numpy:exp"}
+    assert "report card" in capsys.readouterr().out
+    assert main(["peers", "exp", "--backends", "tensorflow"]) == 2
+    assert "unknown backend 'tensorflow'; valid: torch" in capsys.readouterr().err
