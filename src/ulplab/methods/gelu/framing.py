@@ -1,0 +1,128 @@
+"""The frame around a GELU core, shared by sigmoid_b1, softex_h3, softmax_h2, pwl_r3,
+piecewise_c2 and rational_r2: the kernel around a core and the fit-time minimax helpers. No method
+is registered here.
+
+``make_kernel(core, "pure" | "lut", tail_start, mirror_from)`` puts a core approximation of GELU
+between the seed's tails: "pure" is the asymptotic series (``tail.asymptotic_tail``) below
+tail_start and the mirror x + GELU(-x) from mirror_from; "lut" is the seed's shared tail LUT
+below -3.5 and x -> x from 3. ``lawson`` (weighted linear minimax) and ``rational_fit`` (Loeb's
+linearisation of weighted rational minimax, each step a Lawson fit) run in float64 at fit time
+only; each module keeps the function that regenerates its constants.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from ulplab.methods.gelu import tail
+from ulplab.methods.gelu.tail import where32
+from ulplab.methods.registry import Claim
+
+f32 = np.float32
+ArrayFn = Callable[[np.ndarray], np.ndarray]
+
+
+def _h(s: str) -> np.float32:
+    return f32(float.fromhex(s))
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared by this batch's families: the kernel around a core, and fit-time minimax helpers
+# ---------------------------------------------------------------------------------------------
+
+LUT_SATURATION = 3.0  # the seed's positive saturation x >= 3 -> x (exact in bfloat16 from 2.78)
+
+
+def make_kernel(core: ArrayFn, tail_kind: str, tail_start: float = tail.TAIL_LUT_START,
+                mirror_from: float = 3.0) -> ArrayFn:
+    """GELU from a core approximation of GELU on [tail_start, 3) and the seed's tail handling.
+
+    tail_kind "pure": the asymptotic tail -phi(x)(1 - 1/x^2 + 3/x^4 - 15/x^6) for x < tail_start,
+        and for x >= mirror_from the mirror GELU(x) = x + GELU(-x) with the same series at -x;
+        one evaluation of the series at -|x| serves both sides. It gives x (and inf) for large x
+        and keeps float16 exact near x = 3, where x -> x is 2 float16 ulps off.
+    tail_kind "lut": the seed's shared tail LUT (``tail.tail_lut``) for x < -3.5 and x -> x from 3.
+    NaN inputs are returned as they are.
+    """
+    if tail_kind not in ("pure", "lut"):
+        raise ValueError(tail_kind)
+
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            y = core(x)
+            if tail_kind == "pure":
+                t = tail.asymptotic_tail(-np.abs(x))
+                y = where32(x < tail_start, t, y)
+                y = where32(x >= mirror_from, x + t, y)
+            else:
+                y = tail.with_tail(x, y, tail.TAIL_LUT_START, tail.tail_lut)
+                y = where32(x >= LUT_SATURATION, x, y)
+            return where32(np.isnan(x), x, y)
+
+    return impl
+
+
+TAIL_OPS = {"pure": {"mul": 6, "add": 2, "fma": 13, "div": 1, "cmp": 3, "abs": 1, "ldexp": 1,
+                     "rint": 1},
+            "lut": {"add": 2, "fma": 2, "div": 2, "cmp": 8, "floor": 2, "lookup": 4}}
+
+
+def add_ops(*parts: dict[str, int]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for p in parts:
+        for k, v in p.items():
+            out[k] = out.get(k, 0) + v
+    return out
+
+
+def measured(bf16: tuple[int, float], fp16: tuple[int, float]) -> dict[str, Claim]:
+    """Claims as measured by ``ulplab.sweep.analyze`` on every input (mean rounded up)."""
+    return {"bfloat16": Claim(*bf16), "float16": Claim(*fp16)}
+
+
+def phi64(x: np.ndarray) -> np.ndarray:
+    """Phi(x) = erfc(-x/sqrt 2)/2 in float64 (fit time only; math.erfc is accurate to ~1e-16
+    relative, far below the float32 rounding of the coefficients)."""
+    return np.array([0.5 * math.erfc(-v / math.sqrt(2.0)) for v in np.ravel(x)])
+
+
+def lawson(basis: np.ndarray, target: np.ndarray, weight: np.ndarray,
+           iters: int = 400) -> np.ndarray:
+    """Weighted minimax linear fit (fit time only, float64): the a minimising
+    max_i weight_i |basis_i . a - target_i|, by Lawson's iteratively reweighted least squares
+    (converges to the minimax solution on the grid)."""
+    bw = basis * weight[:, None]
+    tw = target * weight
+    lw = np.full(len(target), 1.0 / len(target))
+    a = np.zeros(basis.shape[1])
+    for _ in range(iters):
+        s = np.sqrt(lw)
+        a, *_ = np.linalg.lstsq(bw * s[:, None], tw * s, rcond=None)
+        r = np.abs(bw @ a - tw)
+        lw = lw * (r + 1e-300)
+        lw /= lw.sum()
+    return a
+
+
+def rational_fit(num: np.ndarray, den: np.ndarray, target: np.ndarray, weight: np.ndarray,
+                 iters: int = 30) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted minimax rational fit (fit time only): P/Q ~ target with P = num . p,
+    Q = 1 + den . q, by Loeb's linearisation (minimise weight |P - target Q| / Q_previous,
+    each step a ``lawson`` fit). Returns (p, q)."""
+    q_prev = np.ones(len(target))
+    p = q = None
+    for _ in range(iters):
+        w = weight / np.abs(q_prev)
+        basis = np.hstack([num, -target[:, None] * den])
+        a = lawson(basis, target, w, iters=200)
+        p, q = a[: num.shape[1]], a[num.shape[1]:]
+        q_prev = 1.0 + den @ q
+    return p, q
+
+
+def to_hex32(v: np.ndarray) -> list[str]:
+    """float32 hex literals of the coefficients (to paste as constants)."""
+    return [float(f32(c)).hex() for c in np.ravel(v)]

@@ -1,0 +1,88 @@
+"""The seed's piecewise-linear method: R3 PWL.
+
+Idea (seed): GELU by straight lines between knots at powers of two, so that the segment is found
+from the exponent bits (the ISPA style); the seed had knots {0, +-0.5, +-1, +-2, +-4} only.
+
+Its knots made two errors unavoidable. The segment [0, 0.5] through GELU(0) = 0 and GELU(0.5)
+has slope 0.69 where GELU's is 1/2, so every small input was 38% off (the seed's near_zero mean
+of 72.6 ulps over half of all bfloat16 values). And one segment per octave is 2.5% off near x = 1.
+Here the knots are still found from the bits, but continue down the octaves and split each one:
+    knots +-2^e (1 + j/16), e = E_MIN..1, j = 0..15, and +-4   (``KNOT_BITS`` = 4 mantissa bits),
+so the index is (exponent - E_MIN) * 16 + the top 4 mantissa bits, and t = (|x| - knot) 2^(4-e)
+(exact). y = T[i] + t (T[i+1] - T[i]) (one FMA), with separate tables for x > 0 and x < 0
+(GELU(+-knot) from mpmath at 40 digits, each rounded once to float32; ``build_tables``).
+Below 2^E_MIN = 2^-24 the single segment y = x/2 is used: its error x^2/sqrt(2 pi) is below
+2^-24 relative. Interpolation error is h^2/8 |GELU''| with h = |x|/16 at most: about 0.1% of GELU
+near x = 1, but relative to the fast-decaying negative side it reaches 2.5% at x = -3.5
+(GELU'' / GELU ~ x^2 there); 16 segments per octave keep core_neg within 3 bfloat16 ulps (8 would
+quadruple the error). Tails: the seed's shared tail LUT below -3.5, x -> x from 3.
+
+Seed (bfloat16 max/mean): 832/36.82 (near_zero 98/72.59). Measured here: 87/0.0742 (the tail LUT's
+87 at x = -7.66; core_neg 3, near_zero 1); float16 190/0.74.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ulplab.kit import bits_of, fma, from_bits, ldexp
+from ulplab.methods.gelu import tail
+from ulplab.methods.gelu.framing import TAIL_OPS, add_ops, make_kernel, measured
+from ulplab.methods.gelu.tail import where32
+from ulplab.methods.registry import Method, register
+
+f32 = np.float32
+
+KNOT_BITS = 4          # mantissa bits in the segment index: 16 segments per octave
+E_MIN = -24            # lowest octave in the tables; y = x/2 below 2^E_MIN
+E_MAX = 1              # highest octave [2, 4); the last knot is 4
+
+
+def knots(bits: int = KNOT_BITS, e_min: int = E_MIN, e_max: int = E_MAX) -> list[float]:
+    """2^e (1 + j/2^bits) for e = e_min..e_max, j < 2^bits, then 2^(e_max+1) (exact floats)."""
+    n = 1 << bits
+    out = [2.0**e * (1 + j / n) for e in range(e_min, e_max + 1) for j in range(n)]
+    return [*out, 2.0 ** (e_max + 1)]
+
+
+def build_tables() -> tuple[np.ndarray, np.ndarray]:
+    """GELU at +knots and at -knots, each rounded once to float32."""
+    ks = knots()
+    pos = np.array([float(tail.gelu_exact(k)) for k in ks], dtype=np.float32)
+    neg = np.array([float(tail.gelu_exact(-k)) for k in ks], dtype=np.float32)
+    return pos, neg
+
+
+POS_TABLE, NEG_TABLE = build_tables()
+
+
+def pwl_core(x: np.ndarray) -> np.ndarray:
+    """GELU by linear interpolation between exponent-indexed knots (|x| < 4), x/2 below 2^-24."""
+    with np.errstate(all="ignore"):
+        a = np.abs(x)
+        a = where32(a < 4.0, a, 1.0)  # keep the index in range; those inputs are overridden
+        a = where32(a >= 2.0**E_MIN, a, 1.0)
+        b = bits_of(a)
+        shift = np.uint32(23 - KNOT_BITS)
+        top = b >> shift
+        idx = (top - np.uint32((127 + E_MIN) << KNOT_BITS)).astype(np.int32)
+        knot = from_bits(top << shift)
+        e = (b >> np.uint32(23)).astype(np.int32) - 127
+        t = ldexp(a - knot, KNOT_BITS - e)
+        table_y0 = where32(x < 0.0, NEG_TABLE[idx], POS_TABLE[idx])
+        table_y1 = where32(x < 0.0, NEG_TABLE[idx + 1], POS_TABLE[idx + 1])
+        y = fma(t, table_y1 - table_y0, table_y0)
+        return where32(np.abs(x) < 2.0**E_MIN, 0.5 * x, y)
+
+
+_CORE_OPS = {"add": 2, "mul": 1, "fma": 1, "abs": 2, "cmp": 5, "shift": 3, "int": 2,
+             "ldexp": 1, "lookup": 4}
+
+register(Method(
+    "gelu", "R3 PWL", "pwl",
+    "GELU linear between knots 2^e(1+j/16) indexed by exponent and 4 mantissa bits; tail LUT",
+    make_kernel(pwl_core, "lut"),
+    ops=add_ops(_CORE_OPS, TAIL_OPS["lut"]),
+    table_bytes=POS_TABLE.nbytes + NEG_TABLE.nbytes,
+    claims=measured((87, 0.0742), (190, 0.7401)),
+))

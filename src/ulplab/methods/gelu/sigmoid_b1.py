@@ -1,0 +1,87 @@
+"""The seed's sigmoid family: B1 Pure, B1 Sigmoid, B1v2 Sigmoid.
+
+Idea: Phi(x) ~ sigma(k x) with k = 1.702 (the logistic fit of the normal CDF, Bowling et al. /
+Hendrycks & Gimpel's "x sigma(1.702 x)"), and a cheap algebraic sigmoid instead of e^-z:
+    B1    sigma(z) ~ 1/2 + z / (2 (1 + |z|))       (one division)
+    B1v2  sigma(z) ~ 1/2 + z / (2 sqrt(1 + z^2))   (one square root, one division)
+GELU = x Phi(x). Evaluation: z = k x; s = z / (1 + |z|) (or z / sqrt(1 + z z)); Phi = 0.5 + 0.5 s;
+y = x Phi. Tails (``framing.make_kernel``):
+    B1 Pure       asymptotic tail below B1_PURE_TAIL = -1.75, mirror x + GELU(-x) from 3.
+    B1 Sigmoid    the seed's shared tail LUT below -3.5, x -> x from 3.
+    B1v2 Sigmoid  the same, with the square-root sigmoid.
+
+Accuracy is set by the form, not by the constants: 1/2 + z/(2(1+|z|)) decays like 1/(2k|x|) and
+the square-root form like 1/(4 k^2 x^2), while Phi decays like e^(-x^2/2): for x < -1 the
+relative error of Phi (= that of GELU) is tens of percent and grows to 100x at -3.5. Scanned
+k in {0.798, 1.0, 1.2, 1.5, 1.702, 2, 2.5, 3, 4, 6} on all bfloat16 inputs: a larger k lowers the
+negative-side maximum (B1v2 Sigmoid 625 -> 428 at k = 3) but raises the error near zero (where
+the slope k/2 should be 1/sqrt(2 pi) = 0.399) and the mean (1.48 -> 2.66), and a smaller k does
+the opposite; 1.702 has the smallest mean of the rational form and is the seed's and the
+literature's constant, so it is kept for all three. The one real choice is B1 Pure's threshold:
+the 4-term asymptotic series is poor above -3 (42% at -1.75), but the sigmoid is worse, and the
+least maximum on bfloat16 is where their errors cross: thresholds -3, -2.5, -2.25, -2.125, -2,
+-1.875, -1.75 give max 759, 502, 398, 346, 303, 252, 209 ulps (means 1.12 .. 0.53); above -1.75
+the series loses its sign (its value at -1.625 is 0.24 of -phi vs 0.84 exact).
+
+Seed (bfloat16 max/mean): B1 Pure 759/1.12, B1 Sigmoid 1068/1.64, B1v2 Sigmoid 625/1.47. With the
+seed's thresholds this code reproduces exactly those figures (759/1.1222, 1068/1.6402,
+625/1.4755); measured here (see the claims): B1 Pure 209 / 0.53 because of the threshold,
+B1 Sigmoid and B1v2 Sigmoid as the seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ulplab.methods.gelu.framing import TAIL_OPS, add_ops, make_kernel, measured
+from ulplab.methods.registry import Method, register
+
+f32 = np.float32
+
+K_SIGMOID = f32(1.702)  # Phi(x) ~ sigma(1.702 x): the seed's constant, decimal rounded to float32
+B1_PURE_TAIL = -1.75    # asymptotic tail below this (least bfloat16 max of the scan above)
+
+
+def sigmoid_rational(z: np.ndarray) -> np.ndarray:
+    """1/2 + z/(2(1 + |z|)): the B1 algebraic sigmoid (NaN for z = +-inf; never used there)."""
+    return 0.5 + 0.5 * (z / (1.0 + np.abs(z)))
+
+
+def sigmoid_sqrt(z: np.ndarray) -> np.ndarray:
+    """1/2 + z/(2 sqrt(1 + z^2)): the B1v2 sigmoid."""
+    return 0.5 + 0.5 * (z / np.sqrt(1.0 + z * z))
+
+
+def make_core(sigmoid, k: np.float32 = K_SIGMOID):  # noqa: ANN001, ANN201
+    """x sigma(k x) with the given algebraic sigmoid."""
+
+    def core(x: np.ndarray) -> np.ndarray:
+        return x * sigmoid(k * x)
+
+    return core
+
+
+_RAT_OPS = {"mul": 3, "add": 2, "abs": 1, "div": 1}
+_SQRT_OPS = {"mul": 4, "add": 2, "sqrt": 1, "div": 1}
+
+register(Method(
+    "gelu", "B1 Pure", "sigmoid",
+    "x sigma(1.702x), sigma(z) ~ 1/2 + z/(2(1+|z|)); asymptotic tail below -1.75",
+    make_kernel(make_core(sigmoid_rational), "pure", B1_PURE_TAIL),
+    ops=add_ops(_RAT_OPS, TAIL_OPS["pure"]),
+    claims=measured((209, 0.5277), (1677, 34.5455)),
+))
+register(Method(
+    "gelu", "B1 Sigmoid", "sigmoid",
+    "x sigma(1.702x), sigma(z) ~ 1/2 + z/(2(1+|z|)); the seed's tail LUT below -3.5",
+    make_kernel(make_core(sigmoid_rational), "lut"),
+    ops=add_ops(_RAT_OPS, TAIL_OPS["lut"]),
+    claims=measured((1068, 1.6402), (8538, 103.3075)),
+))
+register(Method(
+    "gelu", "B1v2 Sigmoid", "sigmoid",
+    "x sigma(1.702x), sigma(z) ~ 1/2 + z/(2 sqrt(1+z^2)); the seed's tail LUT below -3.5",
+    make_kernel(make_core(sigmoid_sqrt), "lut"),
+    ops=add_ops(_SQRT_OPS, TAIL_OPS["lut"]),
+    claims=measured((625, 1.4755), (4995, 92.6978)),
+))
