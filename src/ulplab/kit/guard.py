@@ -47,6 +47,16 @@ class Float32Guard(np.ndarray):
 
     calls: int = 0
 
+    @classmethod
+    def __ulplab_fma__(cls, a: Any, b: Any, c: Any) -> Any:
+        """The kit's fma is a float32 operation: checked, counted, and the guard kept."""
+        from ulplab.kit.fma import fma_values
+
+        for i, v in enumerate((a, b, c)):
+            _check_dtype(v, f"operand {i} of fma")
+        cls.calls += 1
+        return fma_values(*(np.asarray(v) for v in (a, b, c))).view(cls)
+
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if ufunc not in ARITHMETIC_UFUNCS:
             raise GuardViolation(f"np.{ufunc.__name__} is not an arithmetic operation")

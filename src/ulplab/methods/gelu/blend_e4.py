@@ -1,0 +1,103 @@
+"""The seed's blending family: E4 Hermite, E4v3 Quintic, E4v2 Wide.
+
+Idea: instead of switching from the core approximation to the asymptotic tail at one threshold
+(a jump in value and slope there), blend them over a window [a, b]:
+
+    t = clamp((x - a)/(b - a), 0, 1),  w = s(t),  GELU = tail + w (core - tail)   (one FMA)
+
+so GELU is the tail below a, the core above b, and a smooth mix between. s is the blending
+polynomial: the cubic Hermite smoothstep s(t) = t^2 (3 - 2t) (s' = 0 at both ends: C^1), or the
+quintic smootherstep s(t) = t^3 (10 - 15t + 6t^2) (s' = s'' = 0 at both ends: C^2); both Horner.
+
+Pieces (reused, not copied):
+    core  x Phi_b3(x): ``erf_b3.phi_b3``, the seed's B3 core (Taylor polynomial of erf for
+          |x| < sqrt 2, A&S 7.1.26 form refitted for relative error beyond; the seed's E4 rows
+          repeat B3's core_neg figures 2.03/23 exactly, so this is the seed's core);
+    tail  ``tail.asymptotic_tail``: -phi(x)(1 - 1/x^2 + 3/x^4 - 15/x^6), error < 105/x^8.
+
+Windows: inside the window the error is at most w e_core + (1-w) e_tail, so the window must lie
+where the tail series is already good; its left end should also be above -8.3125, where the
+seed's Pure methods start the tail anyway. Measured (all bfloat16 and float16 inputs):
+[-4.5, -3.5] float16 max 2 (series 3e-3 at -3.5); [-5.5, -4.5], [-6, -5], [-7, -4], [-8, -4]
+all max 1/1.
+    E4 Hermite    cubic smoothstep on [-5.5, -4.5] (series error at most 6.3e-4 at -4.5)
+    E4v3 Quintic  quintic smootherstep on the same window
+    E4v2 Wide     cubic smoothstep on the wide window [-7, -4] (series 1.1e-3 at -4, weighted
+                  by w near 0 there)
+
+Seed (bfloat16): E4 Hermite max 58 / mean 0.05, E4v3 Quintic 61 / 0.04, E4v2 Wide 81 / 0.08,
+all worst in tail_neg: the seed's core was the A&S erf (1.2% relative error of erfc) and its
+tail series was blended in at |x| where its truncation shows. With the refitted core both pieces
+are accurate in the window and all three measure max 1 ulp (the claims below). The blend keeps
+the transition smooth at a cost of evaluating both pieces inside the window.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ulplab.kit import fma, horner
+from ulplab.methods.gelu import erf_b3, tail
+from ulplab.methods.gelu.tail import where32
+from ulplab.methods.registry import Claim, Method, register
+
+# smoothstep polynomials in t, low to high (exact small integers)
+SMOOTHSTEP = (0.0, 0.0, 3.0, -2.0)               # 3t^2 - 2t^3 (cubic Hermite, C^1)
+SMOOTHERSTEP = (0.0, 0.0, 0.0, 10.0, -15.0, 6.0)  # 10t^3 - 15t^4 + 6t^5 (quintic, C^2)
+E4_WINDOW = (-5.5, -4.5)
+E4V2_WINDOW = (-7.0, -4.0)
+
+
+def blend_weight(t: np.ndarray, coeffs: tuple[float, ...]) -> np.ndarray:
+    """The blending polynomial s(t) by Horner (with FMA); s(0) = 0, s(1) = 1."""
+    return horner(t, coeffs, use_fma=True)
+
+
+def make_e4(a: float, b: float, coeffs: tuple[float, ...]):  # noqa: ANN201
+    """An E4 kernel: asymptotic tail below a, B3 core above b, s-blend between."""
+    inv_w = 1.0 / (b - a)  # 1, 1/3: the window widths are 1 and 3 (1/3 rounds once)
+
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            core = x * erf_b3.phi_b3(x)
+            tl = tail.asymptotic_tail(x)
+            t = np.minimum(np.maximum((x - a) * inv_w, 0.0), 1.0)
+            w = blend_weight(t, coeffs)
+            mix = fma(w, core - tl, tl)
+            y = where32(x < a, tl, where32(x > b, core, mix))
+            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+
+    return impl
+
+
+_CORE_OPS = {"mul": 8, "add": 3, "fma": 18, "div": 1, "cmp": 3, "ldexp": 1, "rint": 1}
+_TAIL_OPS = {"mul": 5, "fma": 13, "div": 1, "cmp": 1, "ldexp": 1, "rint": 1}
+
+
+def _ops(blend_fmas: int) -> dict[str, int]:
+    ops = {k: _CORE_OPS.get(k, 0) + _TAIL_OPS.get(k, 0) for k in {**_CORE_OPS, **_TAIL_OPS}}
+    ops["fma"] += blend_fmas + 1
+    ops["add"] += 2
+    ops["mul"] += 1
+    ops["cmp"] += 4
+    return ops
+
+
+register(Method(
+    "gelu", "E4 Hermite", "blend",
+    "B3 erf core and asymptotic tail blended by the cubic smoothstep on [-5.5, -4.5]",
+    make_e4(*E4_WINDOW, SMOOTHSTEP), ops=_ops(3), table_bytes=0,
+    claims={"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0007)},
+))
+register(Method(
+    "gelu", "E4v3 Quintic", "blend",
+    "B3 erf core and asymptotic tail blended by the quintic smootherstep on [-5.5, -4.5]",
+    make_e4(*E4_WINDOW, SMOOTHERSTEP), ops=_ops(5), table_bytes=0,
+    claims={"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0007)},
+))
+register(Method(
+    "gelu", "E4v2 Wide", "blend",
+    "B3 erf core and asymptotic tail blended by the cubic smoothstep on the wide window [-7, -4]",
+    make_e4(*E4V2_WINDOW, SMOOTHSTEP), ops=_ops(3), table_bytes=0,
+    claims={"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0007)},
+))

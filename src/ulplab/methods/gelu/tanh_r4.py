@@ -1,0 +1,152 @@
+"""The seed's tanh-form family: R4 Pure and R4 Tanh.
+
+Idea (Hendrycks & Gimpel 2016, the "tanh GELU" of BERT/GPT):
+    GELU(x) ~ x Phi_t(x),  Phi_t(x) = (1 + tanh(z))/2,  z = sqrt(2/pi) (x + 0.044715 x^3),
+with tanh replaced by a rational function of z^2 (no exp).
+
+Evaluation order:
+    z = x (A + B x^2), A = sqrt(2/pi), B = 0.044715 sqrt(2/pi) (one constant each);
+    s = min(|z|, 6)^2; T = min(|z| P(s)/Q(s), 1) with P of degree 3 and Q of degree 4 in s
+    (Horner with FMA, one division); Phi_t = 1/2 - T/2 for x < 0, 1/2 + T/2 for x >= 0.
+    |z| >= 6 gives T = 1 (1 - tanh 6 = 1.2e-5; overflowing x^3 gives z = +-inf, also T = 1).
+    In float32 the rational is within 2e-7 of tanh on [0, 6) (fit error plus roundings).
+The rational replaces the seed's [3,3] Pade of the Taylor series (accurate only for small z):
+``fit_tanh_rational(z_hi=6.0, p=3, q=4, n=3000, iters=60)`` fits the least maximum ABSOLUTE
+error on [0, 6] (what 1 -+ tanh needs) by linearized least squares with Lawson reweighting;
+after rounding to float32 the error is 2.2e-8, a third of a float32 ulp of 1.
+
+What limits it: the tanh form itself, not the tanh. Its relative error against x Phi(x) is
+below 2.2e-3 on [-2, 3] but grows quickly in the negative tail (Phi_t decays like e^(-2z), z
+cubic, Phi like e^(-x^2/2)): -2.8% at x = -2.5, -10% at -3, -24% at -3.5. So the threshold
+where a tail takes over decides the error:
+    R4 Pure  the seed's asymptotic tail (``tail.asymptotic_tail``) below R4_PURE_TAIL = -2.5,
+             where the two errors cross (4-term series -3.4%, tanh form -2.8%). Thresholds
+             -2.25/-2.375/-2.5/-2.625/-2.75/-3 were measured on all inputs: bfloat16 max
+             15/8/8/8/9/23, float16 max 129/70/69/62/73/179; -2.5 has the smallest bfloat16
+             mean. The seed's figures (max 29, core_neg 29) match a threshold near -3.
+    R4 Tanh  the seed's shared tail LUT below -3.5 (its first knot), so the tanh form's 24%
+             error at -3.5 shows in float16; in bfloat16 the LUT's 87 ulps at -7.65 dominate.
+             The seed measured 166 (its Pade tanh failing near x = -3.5).
+
+Seed (bfloat16): R4 Pure max 29, mean 0.01; R4 Tanh max 166, mean 0.11. Measured here: the
+claims below (R4 Pure max 8: the tanh form's own error between -2.5 and -2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ulplab.kit import horner
+from ulplab.methods.gelu import tail
+from ulplab.methods.gelu.tail import where32
+from ulplab.methods.registry import Claim, Method, register
+
+f32 = np.float32
+
+
+def _h(s: str) -> np.float32:
+    return f32(float.fromhex(s))
+
+
+TANH_A = _h("0x1.988454p-1")  # sqrt(2/pi) rounded to float32 (Hendrycks & Gimpel)
+TANH_B = _h("0x1.2444f2p-5")  # 0.044715 * sqrt(2/pi) (float64 product) rounded to float32
+Z_MAX = 6.0                   # tanh = 1 from here (1 - tanh 6 = 1.2e-5)
+# tanh(z) ~ z P(z^2)/Q(z^2) on [0, 6]: fit_tanh_rational(z_hi=6.0, p=3, q=4, n=3000, iters=60),
+# coefficients low to high, rounded to float32; max absolute error 2.2e-8
+TANH_P = (_h("0x1.fffffep-1"), _h("0x1.0be788p-3"), _h("0x1.995cf6p-9"), _h("0x1.c39966p-17"))
+TANH_Q = (_h("0x1.000000p+0"), _h("0x1.db490cp-2"), _h("0x1.917f1ep-6"), _h("0x1.14b4eep-12"),
+          _h("0x1.529214p-22"))
+R4_PURE_TAIL = -2.5
+
+
+def fit_odd_rational(f, z_hi: float, p: int, q: int, n: int = 3000,  # noqa: ANN001
+                     iters: int = 60) -> tuple[tuple[np.float32, ...], tuple[np.float32, ...],
+                                               float]:
+    """Fit f(z) ~ z P(z^2)/Q(z^2), Q(0) = 1, for least max absolute error on [0, z_hi].
+
+    Fit time only (float64; f maps a float64 array to float64): Sanathanan-Koerner
+    linearization (divide by the previous Q) with Lawson's reweighting by the error, n equally
+    spaced points, iters rounds. Returns P and Q rounded to float32 and their max absolute error
+    on a 20001-point grid.
+    """
+    z = np.linspace(0.0, z_hi, n)
+    s = z * z
+    fz = f(z)
+    den = np.ones(n)
+    w = np.full(n, 1.0 / n)
+    for _ in range(iters):
+        a_mat = np.hstack([np.stack([z * s**j for j in range(p + 1)], 1),
+                           np.stack([-fz * s**j for j in range(1, q + 1)], 1)])
+        sw = np.sqrt(w) / den
+        c, *_ = np.linalg.lstsq(a_mat * sw[:, None], fz * sw, rcond=None)
+        pc, qc = c[:p + 1], np.concatenate([[1.0], c[p + 1:]])
+        den = np.polyval(qc[::-1], s)
+        err = z * np.polyval(pc[::-1], s) / den - fz
+        w = w * np.abs(err)
+        w /= w.sum()
+    p32 = tuple(f32(v) for v in pc)
+    q32 = tuple(f32(v) for v in qc)
+    zz = np.linspace(0.0, z_hi, 20001)
+    ss = zz * zz
+    r = zz * np.polyval(np.array(p32, float)[::-1], ss) / np.polyval(np.array(q32, float)[::-1], ss)
+    return p32, q32, float(np.max(np.abs(r - f(zz))))
+
+
+def fit_tanh_rational(z_hi: float = Z_MAX, p: int = 3, q: int = 4, n: int = 3000,
+                      iters: int = 60) -> tuple[tuple[np.float32, ...], tuple[np.float32, ...],
+                                                float]:
+    """The TANH_P/TANH_Q fit: ``fit_odd_rational(np.tanh, ...)`` (see there)."""
+    return fit_odd_rational(np.tanh, z_hi, p, q, n, iters)
+
+
+def tanh_rational(az: np.ndarray) -> np.ndarray:
+    """tanh(|z|) for |z| >= 0 (argument already non-negative), 1 from |z| = 6."""
+    with np.errstate(all="ignore"):
+        a = np.minimum(az, Z_MAX)
+        s = a * a
+        r = np.minimum(a * horner(s, TANH_P, use_fma=True) / horner(s, TANH_Q, use_fma=True),
+                       1.0)
+        return where32(az >= Z_MAX, 1.0, r)
+
+
+def phi_tanh(x: np.ndarray) -> np.ndarray:
+    """Phi_t(x) = (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3)))/2 with the rational tanh."""
+    with np.errstate(all="ignore"):
+        z = x * (TANH_A + TANH_B * (x * x))
+        h = 0.5 * tanh_rational(np.abs(z))
+        return where32(x < 0.0, 0.5 - h, 0.5 + h)
+
+
+def make_r4(tail_start: float, tail_fn):  # noqa: ANN001, ANN201
+    """An R4 kernel: x Phi_t(x), tail_fn below tail_start."""
+
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            y = tail.with_tail(x, x * phi_tanh(x), tail_start, tail_fn)
+            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+
+    return impl
+
+
+_CORE_OPS = {"mul": 6, "add": 2, "fma": 7, "div": 1, "cmp": 5}
+_TAIL_OPS = {"mul": 5, "fma": 13, "div": 1, "cmp": 1, "ldexp": 1, "rint": 1}
+_LUT_OPS = {"add": 2, "fma": 2, "div": 2, "cmp": 6, "floor": 2, "lookup": 4}
+
+
+def _ops(extra: dict[str, int]) -> dict[str, int]:
+    return {k: _CORE_OPS.get(k, 0) + extra.get(k, 0) for k in {**_CORE_OPS, **extra}}
+
+
+register(Method(
+    "gelu", "R4 Pure", "tanh",
+    "tanh-form GELU, tanh by a [7/8] minimax rational; asymptotic tail below -2.5",
+    make_r4(R4_PURE_TAIL, tail.asymptotic_tail), ops=_ops(_TAIL_OPS), table_bytes=0,
+    claims={"bfloat16": Claim(8, 0.0065), "float16": Claim(69, 0.2901)},
+))
+register(Method(
+    "gelu", "R4 Tanh", "tanh",
+    "tanh-form GELU, tanh by a [7/8] minimax rational; the seed's tail LUT below -3.5",
+    make_r4(tail.TAIL_LUT_START, tail.tail_lut), ops=_ops(_LUT_OPS),
+    table_bytes=tail.TAIL_LUT_BYTES,
+    claims={"bfloat16": Claim(87, 0.0966), "float16": Claim(460, 2.1773)},
+))
