@@ -36,7 +36,7 @@ import numpy as np
 from mpmath import mp, mpf
 
 from ulplab.kernels.core import canonical_nan_where, round_to_odd_scaled
-from ulplab.kit import fast_two_sum, fma, two_prod, two_sum
+from ulplab.kit import fast_two_sum, fma, lookup, two_prod, two_sum
 
 f32 = np.float32
 
@@ -96,7 +96,7 @@ def exp_reduced_parts(k: np.ndarray, r: np.ndarray,
     ki = k.astype(np.int32)
     j = ki & 63
     m = (ki - j) >> 6
-    th, tl = T_HI[j], T_LO[j]
+    th, tl = lookup(T_HI, j), lookup(T_LO, j)
     a, ae = two_prod(th, s_hi)
     ae = ae + (th * s_lo + (tl + tl * s_hi))
     h, low = fast_two_sum(th, a)

@@ -17,11 +17,12 @@ from ulplab.kit.ops import (
     from_bits,
     horner,
     ldexp,
+    lookup,
     rint,
     two_prod,
     two_sum,
 )
 
 __all__ = ["ARITHMETIC_UFUNCS", "Float32Guard", "GuardViolation", "bits_of", "dd_add", "dd_mul",
-           "estrin", "fast_two_sum", "fma", "frexp", "from_bits", "horner", "ldexp", "rint",
-           "run_guarded", "two_prod", "two_sum"]
+           "estrin", "fast_two_sum", "fma", "frexp", "from_bits", "horner", "ldexp", "lookup",
+           "rint", "run_guarded", "two_prod", "two_sum"]

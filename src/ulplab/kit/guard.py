@@ -57,6 +57,13 @@ class Float32Guard(np.ndarray):
         cls.calls += 1
         return fma_values(*(np.asarray(v) for v in (a, b, c))).view(cls)
 
+    @classmethod
+    def __ulplab_take__(cls, table: Any, index: Any) -> Any:
+        """A constant-table lookup: the table must be float32 or integer."""
+        _check_dtype(np.asarray(table), "a lookup table")
+        cls.calls += 1
+        return np.asarray(table)[index.view(np.ndarray)].view(cls)
+
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if ufunc not in ARITHMETIC_UFUNCS:
             raise GuardViolation(f"np.{ufunc.__name__} is not an arithmetic operation")

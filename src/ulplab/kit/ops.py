@@ -30,6 +30,14 @@ def from_bits(b: np.ndarray) -> np.ndarray:
     return np.asanyarray(b).astype(np.uint32).view(np.float32)
 
 
+def lookup(table: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """table[index] for a constant table (the form exporters and the guard can see)."""
+    hook = getattr(type(index), "__ulplab_take__", None)
+    if hook is not None:
+        return hook(table, index)
+    return np.asarray(table)[np.asarray(index)]
+
+
 def ldexp(x: np.ndarray, k: np.ndarray | int) -> np.ndarray:
     """x * 2^k with one rounding (subnormal results rounded once, to nearest-even)."""
     return np.ldexp(x, np.asanyarray(k).astype(np.int32))
