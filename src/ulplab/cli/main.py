@@ -33,6 +33,7 @@ from ulplab.formats import (
     to_values,
 )
 from ulplab.functions import FUNCTIONS, get_function
+from ulplab.studies.cli import add_parser as add_study_parser
 
 
 class _Parser(argparse.ArgumentParser):
@@ -493,6 +494,8 @@ def build_parser() -> argparse.ArgumentParser:
     pe.add_argument("--worst", type=int, default=6, help="worst inputs kept per backend")
     pe.add_argument("--json", help="write the report card as JSON")
     pe.set_defaults(run=cmd_peers)
+
+    add_study_parser(sub)
 
     c = sub.add_parser("crosscheck", help="compare the oracle with the independent mpmath method")
     c.add_argument("func", help=f"{fn_help}, or all")

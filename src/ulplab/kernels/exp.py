@@ -4,7 +4,8 @@ Specification (the evaluation order is part of it; every operation is IEEE float
 round-to-nearest-even, FMA only where written ``fma``):
 
 exp(x)
-    1. Special values by encoding: NaN -> 0x7FC00000; +inf -> +inf; -inf -> +0;
+    1. Special values by encoding: NaN -> 0x7FC00000; +inf -> +inf; -inf -> +0; |x| < 2^-25
+       (found on the bits) -> 1 for ±0, else the odd neighbour of 1 on the side of x's sign;
        x > 0x1.62e42ep+6 (88.72283172607422, the largest float32 whose exp is finite) -> +inf;
        x < -0x1.9fe368p+6 (-103.97207708, below which e^x < 2^-150) -> the smallest subnormal
        (the round-to-odd of a positive value under half of it: any narrower format rounds it
@@ -35,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from mpmath import mp, mpf
 
-from ulplab.kernels.core import canonical_nan_where, round_to_odd_scaled
+from ulplab.kernels.core import canonical_nan_where, round_to_odd_scaled, tiny_magnitude
 from ulplab.kit import fast_two_sum, fma, lookup, two_prod, two_sum
 
 f32 = np.float32
@@ -116,7 +117,18 @@ def exp_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return exp_reduced_parts(k, r, rl)
 
 
+ONE_UP = np.uint32(0x3F800001)  # the odd neighbour above 1
+ONE_DOWN = np.uint32(0x3F7FFFFF)  # the odd neighbour below 1
+TINY_BITS = 0x33000000  # 2^-25: below it e^x and 2^x are within 2^-25 of 1
+
+
 def _finish(x: np.ndarray, y: np.ndarray, over: float, under: float) -> np.ndarray:
+    # |x| < 2^-25: round-to-odd of 1 + (tiny) is decided by the sign bit alone; on the bits, so
+    # that a subnormal x is not read as zero by flushing hardware
+    xb = x.view(np.uint32)
+    near_one = np.where((xb & np.uint32(0x7FFFFFFF)) == 0, np.uint32(0x3F800000),
+                        np.where((xb >> np.uint32(31)) == 1, ONE_DOWN, ONE_UP))
+    y = np.where(tiny_magnitude(x, TINY_BITS), near_one, y.view(np.uint32)).view(np.float32)
     y = np.where(x > over, f32(np.inf), y)
     y = np.where(x < under, _h("0x1p-149"), y)
     y = np.where(x == -np.inf, f32(0.0), y)

@@ -1,0 +1,53 @@
+"""The ``ulplab study`` subcommand: ``ulplab study NAME [--format F] [--json PATH]``.
+
+Wired into ``ulplab.cli.main.build_parser`` with one call after the other subparsers (before
+``return p``), plus its import at the top of main.py:
+
+    from ulplab.studies.cli import add_parser as add_study_parser   # imports
+    add_study_parser(sub)                                           # in build_parser
+
+``NAME`` is one of ``ulplab.studies.STUDIES`` or ``all`` (every study, in registry order; the
+JSON file then holds one object per study name).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ulplab.errors import UsageError
+
+
+def cmd_study(args: argparse.Namespace) -> int:
+    from ulplab.report import check_writable, console, write_json
+    from ulplab.studies import RENDERERS, STUDIES
+
+    names = list(STUDIES) if args.study == "all" else [args.study]
+    if args.study != "all" and args.study not in STUDIES:
+        raise UsageError(f"unknown study {args.study!r}; valid: {', '.join([*STUDIES, 'all'])}")
+    if args.json:
+        check_writable(args.json)
+    con = console()
+    results: dict[str, Any] = {}
+    for name in names:
+        res = STUDIES[name](args.format)
+        results[name] = res
+        for table in RENDERERS[name](res):
+            con.print(table)
+    if args.json:
+        write_json(args.json, results if args.study == "all" else results[names[0]])
+    failed = [n for n, r in results.items() if r.get("all_passed") is False and n == "sanity"]
+    return 1 if failed else 0
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``study`` to the ``ulplab`` subcommands (``subparsers`` from add_subparsers)."""
+    from ulplab.studies import STUDIES
+
+    p = subparsers.add_parser("study", help="analysis studies of the GELU methods (the seed's "
+                              "modes): " + ", ".join([*STUDIES, "all"]))
+    p.add_argument("study", metavar="NAME", help=f"one of {', '.join([*STUDIES, 'all'])}")
+    p.add_argument("--format", default="bfloat16", help="bfloat16, float16 or an fp8 format")
+    p.add_argument("--json", help="write the study's results as JSON to this path")
+    p.set_defaults(run=cmd_study)
+    return p

@@ -1,0 +1,80 @@
+"""sensitivity: each polynomial coefficient moved by k float32 ulps (the seed's E7).
+
+For the chosen coefficient tuples (default: the numerator of R4's rational tanh,
+``tanh_r4.TANH_P``, read by R4 Pure, whose max comes from its core; any tuple of
+``studies.coefficients`` can be named), every coefficient in turn is replaced by the float32
+value k ulps above or below it (k = +-1, +-4, +-16; the other
+coefficients and the rest of the kernel unchanged) and the first method that reads the tuple is
+measured on every input of the format. Reported: max ULP of each perturbation and its change
+from the unperturbed max, the mean ULP, and the largest change per coefficient. (A method whose max
+comes from elsewhere, R2 Rational's 87 from the shared tail LUT, shows no change of max.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.table import Table
+
+from ulplab.formats import Format
+from ulplab.oracle.table import oracle_table
+from ulplab.studies.coefficients import as_float32_tuple, find_tuple, users
+from ulplab.studies.common import exhaustive_fmt, got_bits, patched, step_float32, ulp_summary
+
+DEFAULT_TUPLES = ("tanh_r4.TANH_P",)
+STEPS = (-16, -4, -1, 1, 4, 16)
+
+
+def sensitivity(fmt: Format | str = "bfloat16", tuples: Sequence[str] | None = None,
+                steps: Sequence[int] = STEPS) -> dict[str, Any]:
+    fmt = exhaustive_fmt(fmt, "sensitivity")
+    table = oracle_table("gelu", fmt, progress=False)
+    out = []
+    for label in tuples or DEFAULT_TUPLES:
+        c = find_tuple(label)
+        us = users(c)
+        if not us:
+            out.append({"tuple": c.label, "method": None, "coefficients": []})
+            continue
+        m = us[0]
+        base = ulp_summary(got_bits(m, fmt), table, fmt)
+        coeffs = []
+        for i, v in enumerate(c.values):
+            per = {}
+            for k in steps:
+                vals = list(as_float32_tuple(c.values))
+                vals[i] = step_float32(v, k)
+                with patched(c.module, c.name, tuple(vals)):
+                    s = ulp_summary(got_bits(m, fmt), table, fmt)
+                per[str(k)] = {"max_ulp": s["max_ulp"], "mean_ulp": s["mean_ulp"],
+                               "delta_max": s["max_ulp"] - base["max_ulp"]}
+            coeffs.append({"index": i, "value": float(v), "hex": float(v).hex(),
+                           "perturbed": per,
+                           "worst_delta_max": max(p["delta_max"] for p in per.values())})
+        out.append({"tuple": c.label, "method": m.name, "base": base, "coefficients": coeffs})
+    return {"study": "sensitivity", "function": "gelu", "format": fmt.name,
+            "steps_float32_ulps": list(steps), "tuples": out}
+
+
+def render(res: dict[str, Any]) -> list[Table]:
+    tables = []
+    for r in res["tuples"]:
+        if r["method"] is None:
+            continue
+        t = Table(title=f"sensitivity: {r['tuple']} in {r['method']}, max ULP on every "
+                  f"{res['format']} input with one coefficient moved k float32 ulps "
+                  f"(max / mean; unperturbed {r['base']['max_ulp']} / "
+                  f"{r['base']['mean_ulp']:.4f})", title_justify="left")
+        t.add_column("coeff")
+        t.add_column("value (hex)")
+        for k in res["steps_float32_ulps"]:
+            t.add_column(f"k={k:+d}", justify="right")
+        t.add_column("worst Δmax", justify="right")
+        for c in r["coefficients"]:
+            t.add_row(f"c{c['index']}", c["hex"],
+                      *[f"{c['perturbed'][str(k)]['max_ulp']} / "
+                        f"{c['perturbed'][str(k)]['mean_ulp']:.4f}"
+                        for k in res["steps_float32_ulps"]], f"{c['worst_delta_max']:+d}")
+        tables.append(t)
+    return tables
