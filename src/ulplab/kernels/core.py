@@ -57,11 +57,11 @@ def round_to_odd_scaled(hi: np.ndarray, lo: np.ndarray, m: np.ndarray) -> np.nda
     m = np.asanyarray(m).astype(np.int32)
     hb = hi.view(np.uint32)
     sign = hb & np.uint32(0x80000000)
-    eh = ((hb >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int32) - 127
-    subnormal = (eh + m) < -126
+    odd = round_to_odd(hi, lo)  # its exponent decides (hi = 1, lo < 0 gives 1 - 2^-24)
+    eo = ((odd.view(np.uint32) >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int32) - 127
+    subnormal = (eo + m) < -126
     m1 = m >> 1
-    scaled_normal = round_to_odd(hi, lo) * pow2(_clamp(m1, -126, 127)) \
-        * pow2(_clamp(m - m1, -126, 127))
+    scaled_normal = odd * pow2(_clamp(m1, -126, 127)) * pow2(_clamp(m - m1, -126, 127))
     t = m + 149
     tc = _clamp(t, -30, 30)
     scale = pow2(tc)

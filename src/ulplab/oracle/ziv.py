@@ -64,6 +64,14 @@ def _quantum_exponent_below(anchor: float, fmt: Format) -> int:
     return max(binade, fmt.emin) - fmt.precision + 1
 
 
+def _representable(v: float, fmt: Format) -> bool:
+    """Is v a value of fmt? (The sign-of-d shortcut needs the anchor to be one.)"""
+    if v == 0:
+        return True
+    r = round_fraction(Fraction(v), fmt)
+    return r[2] == r[3]  # up == down: exact
+
+
 def decide(anchor: float, d: arb, sign: int, fmt: Format) -> tuple[int, ...] | None:
     """Bit patterns of round(anchor + d) in every mode, or None if this ball cannot tell."""
     if not d.is_finite():
@@ -75,7 +83,7 @@ def decide(anchor: float, d: arb, sign: int, fmt: Format) -> tuple[int, ...] | N
             sign = -1
     if d.is_exact():
         return _round(_add(_dyadic_of_float(anchor), _dyadic_of_arb(d)), fmt)
-    if sign != 0:
+    if sign != 0 and _representable(anchor, fmt):
         q = _quantum_exponent_below(anchor, fmt)
         if d.abs_upper() < arb(math.ldexp(1.0, q - 2)):
             return _round(_add(_dyadic_of_float(anchor), (sign, q - 3)), fmt)

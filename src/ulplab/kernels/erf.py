@@ -1,0 +1,353 @@
+"""erf and gelu (erf form): deterministic float32 kernels built on ``exp.exp_parts``.
+
+Specification (every operation is IEEE float32 with round-to-nearest-even, FMA only where written
+``fma``; dd = double-float pair hi + lo of float32; ``exp_neg_parts`` and ``_one_minus`` are those
+of ``logistic``; every kernel ends in one round_to_odd_scaled):
+
+erf_series(q, qe)  S(q) = erf(a)/a for q = a^2 = q + qe, a <= 1/2: S = sum_k ERF[k] q^k, k = 0..7,
+    by Horner from the top: k = 7, 6, 5 in float32 with fma (acc = fma(acc, q, ERF_HI[k])), then
+    k = 4 .. 0 as dd steps (see ``_dd_step``: acc = ERF[k] + (q + qe) acc, coefficient hi + lo).
+    The terms left to float32 are below 2^-20 of S, so their rounding stays under 2^-44.
+erfcx_parts(y, yl)  R(y) = e^(y^2) erfc(y) for 1/2 <= y <= 10.5 as a dd: piece i of
+    [0.5, 1, 1.5, 2, 3, 4, 5.5, 7.5, 10.5] (i = number of bounds 1 .. 7.5 that y reaches),
+    t = (y - CENTER[i]) + yl (y - CENTER[i] exact: Sterbenz), R = sum_k ERFCX[i][k] t^k, k = 0..12:
+    k = 12 .. 8 in float32 with fma, k = 7 .. 0 as dd steps (terms below 2^-18 are left to
+    float32).
+_dd_step  (p, pe) = two_prod(ah, t); pe += ah tl + al t; (s, se) = two_sum(c_hi, p);
+    se += pe + c_lo; (ah, al) = fast_two_sum(s, se).
+erfc_parts(y, yl)  erfc(y + yl) = (f + fl) 2^m: (s, se) = y^2 as two_prod(y, y), se += 2 y yl,
+    fast_two_sum; (h, l, m) = exp_neg_parts(s, se) (e^-(s + se)); (f, fl) = dd_mul(h, l, R).
+
+erf(x)   (odd: computed for a = |x|, hi and lo negated when x has its sign bit set)
+    1. NaN -> 0x7FC00000; ±inf -> ±1; ±0 -> ±0 (step 2 gives exactly 0).
+    2. a < 1/2: a = n 2^e exactly from the bits (``exact_parts``: n the integer significand, e
+       its exponent, -149 for subnormals); hi + lo = n S(a^2) as a dd: (q, qe) = two_prod(a, a);
+       S = erf_series(q, qe); (hi, lo) = two_prod(n, S_hi); lo += n S_lo; fast_two_sum; m = e
+       (no subnormal operand: erf(2^-149) = 2/sqrt(pi) 2^-149 rounds correctly).
+    3. a >= 1/2: y = min(a, 4.5) (erfc(4.5) < 2^-32: erf of larger a has the same round-to-odd,
+       just below 1); (hi, lo) = 1 - erfc(y) by _one_minus(erfc_parts(y, 0)), the tiny distance
+       to 1 kept as lo; m = 0.
+
+gelu(x) = x Phi(x), Phi(x) = erfc(-x/sqrt2)/2
+    1. NaN -> NaN; +inf -> +inf; -inf -> -0; x < -14.5 -> -2^-149 (|gelu(x)| < 2^-152 there);
+       |x| < 2^-30 (on the bits): gelu(x) = x/2 + x^2/sqrt(2 pi) + ...: x = n 2^e exactly
+       (``exact_parts``); hi = n, lo = +|n| 2^-40, m = e - 1 (x/2 on a subnormal midpoint, e.g.
+       x = 2^-133 in bfloat16, rounds by the sign of x^2; ±0 -> ±0).
+    2. xc = min(max(x, -14.5), 9) (for x > 9, erfc(x/sqrt2)/2 < 2^-62 and x Phi(x) has the same
+       round-to-odd as x Phi(9)); y + yl = |xc|/sqrt2: (y, yl) = two_prod(|xc|, RS_HI);
+       yl += |xc| RS_LO; fast_two_sum.
+    3. y < 1/2: erf(y) = (y + yl) erf_series(y^2) as dd_mul ((q, qe) = two_prod(y, y),
+       qe += 2 y yl); Phi = (1 ± erf)/2 (two_sum(1, ±e), lo += ±el, fast_two_sum, times 1/2),
+       + for x >= 0; scale 0.
+       y >= 1/2: (f, fl, m) = erfc_parts(y, yl); x >= 0: Phi = _one_minus(f, fl, m - 1), scale 0;
+       x < 0: Phi = f + fl, scale m - 1 (erfc for the negative tail: nothing cancels).
+    4. gelu = x Phi (x itself for x > 9): (r, re) = two_prod(x, P); re += x Pl; fast_two_sum;
+       round_to_odd_scaled(r, re, scale).
+
+Constants and their provenance (``fit_tables`` regenerates every literal; test-checked):
+ERF_HI/ERF_LO: the real minimax of erf on [0, 1/2], relative error, monomials 1, 3, ..., 15, from
+    the project's fitter: ``fit("erf", "0", "0.5", [1, 3, 5, 7, 9, 11, 13, 15],
+    coefficients="exact", error="relative")`` = ``ulplab fit erf --interval 0 0.5 --monomials
+    1,3,5,7,9,11,13,15 --coefficients exact --error relative`` (real error 6.3e-16 = 2^-50.5);
+    each coefficient c (a float64) split as hi = RN32(c), lo = RN32(c - hi).
+ERFCX_HI/ERFCX_LO: piece i, centre c = (A + B)/2: the real minimax (relative error, monomials
+    0..12) of t -> erfc(c + t) e^((c + t)^2) on [A - c, B - c] from the fitter's Remez stage,
+    ``ulplab.fit.remez.remez(f, A - c, B - c, range(13), relative=True)`` (128-bit mpmath; sup
+    errors 2^-53.1, -55.8, -58.2, -48.6, -52.5, -49.1, -48.5, -46.3 on the eight pieces), each
+    coefficient split as hi = RN32(c), lo = RN32(c - hi). (``fit`` itself only fits the
+    catalogue's functions; erfcx is not one.)
+RS_HI + RS_LO = 1/sqrt2 as float32 pair. Tables: 8 x 13 x 2 + 8 x 2 float32 (896 bytes).
+
+Measured relative error of hi + lo (before the round-to-odd, away from the clamps and the tiny
+cases): erf 2^-39.2, gelu 2^-37.3 (limited by exp_parts, 2^-37), 6000 random inputs each.
+Accuracy (measured, registered): 0 ULP after nearest-even rounding to bfloat16, float16,
+float8_e4m3fn and float8_e5m2 on every input; float32 results faithful on every input checked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mpmath import mp, mpf
+
+from ulplab.kernels.core import canonical_nan_where, round_to_odd_scaled
+from ulplab.kernels.logistic import _one_minus, exact_parts, exp_neg_parts, tiny_where
+from ulplab.kit import dd_mul, fast_two_sum, fma, two_prod, two_sum
+
+f32 = np.float32
+
+
+def _hx(values: tuple[str, ...]) -> np.ndarray:
+    return np.array([float.fromhex(v) for v in values], dtype=np.float64).astype(f32)
+
+
+def _table(rows: tuple[tuple[str, ...], ...]) -> np.ndarray:
+    """Pieces x coefficients, stored transposed: [k][piece] (gathered by piece index)."""
+    return np.ascontiguousarray(np.array([_hx(r) for r in rows]).T)
+
+
+ERF_HI = _hx((
+    "0x1.20dd76p+0", "-0x1.812746p-2", "0x1.ce2f22p-4", "-0x1.b82ce2p-6", "0x1.565b8cp-8",
+    "-0x1.c01c32p-11", "0x1.f70864p-14", "-0x1.c0a08p-17",
+))
+ERF_LO = _hx((
+    "-0x1.f7ac92p-25", "-0x1.606c0ap-27", "-0x1.874f24p-30", "-0x1.f64574p-36", "-0x1.ac72e4p-34",
+    "-0x1.424434p-36", "0x1.63ff96p-39", "0x1.6d293ep-43",
+))
+ERFCX_HI = _table((
+    (
+        "0x1.038d54p-1", "-0x1.78cdd6p-2", "0x1.d90094p-3", "-0x1.09e77ep-3", "0x1.1192f6p-4",
+        "-0x1.054d68p-5", "0x1.d43a7cp-7", "-0x1.8c9802p-8", "0x1.3f818cp-9", "-0x1.ebee84p-11",
+        "0x1.6b8dbp-12", "-0x1.08c3aep-13", "0x1.69c008p-15",
+    ),
+    (
+        "0x1.78a692p-2", "-0x1.abaacep-3", "0x1.b56f46p-4", "-0x1.9b635ap-5", "0x1.68a25ap-6",
+        "-0x1.299636p-7", "0x1.d1b696p-9", "-0x1.5b8bdap-10", "0x1.f0fe76p-12", "-0x1.55b26cp-13",
+        "0x1.c56564p-15", "-0x1.289926p-16", "0x1.6fbe02p-18",
+    ),
+    (
+        "0x1.23cfc2p-2", "-0x1.0c3d54p-3", "0x1.c8d0cep-5", "-0x1.6cb53p-6", "0x1.13648ap-7",
+        "-0x1.8bf716p-9", "0x1.106bd6p-10", "-0x1.683892p-12", "0x1.cb4c6ep-14",
+        "-0x1.1b213ap-15", "0x1.526dbep-17", "-0x1.8f3e6p-19", "0x1.c20d4ap-21",
+    ),
+    (
+        "0x1.afbb4p-3", "-0x1.3086d8p-4", "0x1.98958ap-6", "-0x1.063208p-7", "0x1.435c04p-9",
+        "-0x1.809ce8p-11", "0x1.ba8a68p-13", "-0x1.edd584p-15", "0x1.0bcc1p-16",
+        "-0x1.1a8806p-18", "0x1.2317e8p-20", "-0x1.339206p-22", "0x1.2cf614p-24",
+    ),
+    (
+        "0x1.3e0a9ap-3", "-0x1.5285d2p-5", "0x1.5d5812p-7", "-0x1.5e5d7ep-9", "0x1.563214p-11",
+        "-0x1.460abep-13", "0x1.2f839ep-15", "-0x1.146c06p-17", "0x1.ed2ae8p-20",
+        "-0x1.af2666p-22", "0x1.7228dap-24", "-0x1.4333f2p-26", "0x1.0b2ff8p-28",
+    ),
+    (
+        "0x1.dc603ap-4", "-0x1.81149cp-6", "0x1.317c14p-8", "-0x1.dc1af8p-11", "0x1.6cc10cp-13",
+        "-0x1.12f172p-15", "0x1.9818cp-18", "-0x1.2a6354p-20", "0x1.ae20c8p-23",
+        "-0x1.3167f4p-25", "0x1.ac8926p-28", "-0x1.3942bp-30", "0x1.ab445ep-33",
+    ),
+    (
+        "0x1.5f75c4p-4", "-0x1.a6e2dp-7", "0x1.f75ef8p-10", "-0x1.28788p-12", "0x1.59b292p-15",
+        "-0x1.8f23fcp-18", "0x1.c8719ep-21", "-0x1.02906ap-23", "0x1.224794p-26",
+        "-0x1.428726p-29", "0x1.63d5d4p-32", "-0x1.9db1fcp-35", "0x1.bfd90ap-38",
+    ),
+    (
+        "0x1.fe6cc4p-5", "-0x1.c0466ap-8", "0x1.876374p-11", "-0x1.53c132p-14", "0x1.254382p-17",
+        "-0x1.f77346p-21", "0x1.adc5fp-24", "-0x1.6ce9f4p-27", "0x1.342f4cp-30",
+        "-0x1.023ffcp-33", "0x1.afbddp-37", "-0x1.85417p-40", "0x1.418952p-43",
+    ),
+))
+ERFCX_LO = _table((
+    (
+        "0x1.d47b06p-26", "0x1.5c2362p-27", "-0x1.47bd88p-29", "0x1.7e2a76p-28",
+        "-0x1.0a9268p-30", "-0x1.40e4f2p-33", "0x1.12fdap-32", "0x1.2b0b0cp-35", "0x1.023168p-34",
+        "0x1.5a3ceep-36", "-0x1.1a6336p-38", "-0x1.660dbep-39", "0x1.c3b9dep-40",
+    ),
+    (
+        "0x1.38767ap-30", "0x1.015d42p-29", "-0x1.10818cp-32", "-0x1.8c5334p-30",
+        "0x1.98fa5ep-32", "-0x1.99d578p-32", "-0x1.4e0a22p-35", "-0x1.907f0cp-37",
+        "0x1.67d168p-37", "0x1.bb319ap-38", "0x1.2b0b66p-42", "0x1.aeadb8p-44", "-0x1.15089ap-47",
+    ),
+    (
+        "0x1.e3b8fcp-27", "0x1.eee6eep-29", "0x1.e1f022p-30", "0x1.b755a4p-34", "0x1.1ff6d2p-35",
+        "-0x1.46d658p-34", "-0x1.006438p-36", "0x1.222f0cp-38", "-0x1.888988p-40",
+        "0x1.ab88f2p-43", "0x1.a09068p-49", "-0x1.668ab2p-44", "-0x1.8e08aap-47",
+    ),
+    (
+        "-0x1.891978p-28", "0x1.fcae48p-33", "0x1.ea3ab2p-32", "0x1.2e51b6p-32", "0x1.c3d2c4p-34",
+        "0x1.dec2e2p-36", "-0x1.888d94p-38", "0x1.724a34p-40", "-0x1.9f3d1ep-41",
+        "0x1.a4d768p-43", "-0x1.79a1c4p-46", "0x1.25c0ep-48", "0x1.26665ep-53",
+    ),
+    (
+        "-0x1.7c45bcp-29", "-0x1.d63de4p-30", "-0x1.9990dcp-32", "-0x1.317f7cp-34",
+        "-0x1.24d784p-36", "0x1.c44502p-38", "0x1.7b4632p-42", "-0x1.8eeec8p-44",
+        "0x1.5aabcep-46", "0x1.5bfe66p-48", "0x1.bf07p-50", "-0x1.588aacp-53", "-0x1.d37e48p-56",
+    ),
+    (
+        "0x1.f3bf4ep-31", "0x1.daf9b4p-33", "0x1.3e2d24p-34", "-0x1.0a289cp-36", "0x1.6a223ap-41",
+        "-0x1.e7e23p-40", "-0x1.40dd2ep-43", "0x1.34cc18p-45", "0x1.a351d4p-54",
+        "-0x1.a80ebap-50", "0x1.51db12p-57", "0x1.6a559cp-58", "-0x1.16bf56p-60",
+    ),
+    (
+        "0x1.74b8b8p-31", "0x1.b10caap-32", "-0x1.7c13cp-36", "0x1.e0557p-37", "0x1.2f89bap-40",
+        "-0x1.0c318ep-45", "0x1.f49ee6p-46", "-0x1.443b9ap-49", "0x1.9affeap-51",
+        "0x1.1658f4p-57", "0x1.9045c2p-57", "-0x1.bf4692p-65", "0x1.8f0adap-63",
+    ),
+    (
+        "0x1.41f2a6p-30", "0x1.8a277ap-34", "-0x1.6bfbe8p-40", "0x1.13aadap-40",
+        "-0x1.f1b7a4p-42", "-0x1.f23f68p-46", "0x1.eccd66p-49", "0x1.8c47a4p-52",
+        "-0x1.8dc27ep-56", "-0x1.bf8beep-58", "-0x1.944108p-63", "-0x1.a90c0ep-66",
+        "-0x1.793d1p-68",
+    ),
+))
+ERF_FIT = {"func": "erf", "a": "0", "b": "0.5", "monomials": [1, 3, 5, 7, 9, 11, 13, 15],
+           "coefficients": "exact", "error": "relative"}
+ERFCX_PIECES = ((0.5, 1.0), (1.0, 1.5), (1.5, 2.0), (2.0, 3.0), (3.0, 4.0), (4.0, 5.5),
+                (5.5, 7.5), (7.5, 10.5))
+ERFCX_DEGREE = 12
+CENTERS = np.array([(a + b) / 2 for a, b in ERFCX_PIECES], dtype=np.float64).astype(f32)
+BOUNDS = tuple(f32(a) for a, _ in ERFCX_PIECES[1:])
+RS_HI = f32(float.fromhex("0x1.6a09e6p-1"))  # 1/sqrt2 rounded to float32
+RS_LO = f32(float.fromhex("0x1.9fcef4p-27"))  # 1/sqrt2 - RS_HI rounded to float32
+TABLE_BYTES = ERF_HI.nbytes + ERF_LO.nbytes + ERFCX_HI.nbytes + ERFCX_LO.nbytes
+ERF_DD_STEPS = 5  # coefficients 0..4 of erf_series in double-float
+ERFCX_DD_STEPS = 8  # coefficients 0..7 of erfcx_parts in double-float
+
+
+def _split(c: mpf) -> tuple[float, float]:
+    hi = float(f32(float(c)))
+    return hi, float(f32(float(mpf(c) - mpf(hi))))
+
+
+def fit_tables() -> dict[str, np.ndarray]:
+    """Regenerate ERF_HI/LO, ERFCX_HI/LO (as stored, [k][piece]) and RS_HI/LO (about 15 s)."""
+    from ulplab.fit import fit
+    from ulplab.fit.remez import remez
+
+    r = fit(ERF_FIT["func"], ERF_FIT["a"], ERF_FIT["b"], ERF_FIT["monomials"],
+            coefficients=ERF_FIT["coefficients"], error=ERF_FIT["error"],
+            evaluate_errors=False)
+    erf = [_split(mpf(c)) for c in r.coefficients]
+    his, los = [], []
+    for a, b in ERFCX_PIECES:
+        with mp.workprec(128):
+            c = (mpf(a) + mpf(b)) / 2
+
+            def f(t: mpf, c: mpf = c) -> mpf:
+                return mp.erfc(c + t) * mp.exp((c + t) ** 2)
+
+            fitted = remez(f, mpf(a) - c, mpf(b) - c, list(range(ERFCX_DEGREE + 1)),
+                           relative=True)
+            pairs = [_split(co) for co in fitted.coefficients]
+        his.append([p[0] for p in pairs])
+        los.append([p[1] for p in pairs])
+    with mp.workprec(200):
+        rs = _split(1 / mp.sqrt(2))
+    return {"ERF_HI": np.array([p[0] for p in erf]).astype(f32),
+            "ERF_LO": np.array([p[1] for p in erf]).astype(f32),
+            "ERFCX_HI": np.array(his).astype(f32).T, "ERFCX_LO": np.array(los).astype(f32).T,
+            "RS_HI": np.array([rs[0]]).astype(f32), "RS_LO": np.array([rs[1]]).astype(f32)}
+
+
+def _dd_step(ah: np.ndarray, al: np.ndarray, t: np.ndarray, tl: np.ndarray, c_hi: np.ndarray,
+             c_lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(c_hi + c_lo) + (t + tl)(ah + al) as a normalized dd."""
+    p, pe = two_prod(ah, t)
+    pe = pe + (ah * tl + al * t)
+    s, se = two_sum(c_hi, p)
+    return fast_two_sum(s, se + (pe + c_lo))
+
+
+def erf_series(q: np.ndarray, qe: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """erf(a)/a for a^2 = q + qe <= 1/4, as a dd (see the module docstring)."""
+    n = len(ERF_HI)
+    acc = np.full_like(q, ERF_HI[n - 1])
+    for k in range(n - 2, ERF_DD_STEPS - 1, -1):
+        acc = fma(acc, q, np.full_like(q, ERF_HI[k]))
+    ah, al = acc, np.zeros_like(acc)
+    for k in range(ERF_DD_STEPS - 1, -1, -1):
+        ah, al = _dd_step(ah, al, q, qe, np.full_like(q, ERF_HI[k]), ERF_LO[k])
+    return ah, al
+
+
+def erfcx_parts(y: np.ndarray, yl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """e^(y^2) erfc(y) for 1/2 <= y + yl <= 10.5, as a dd (piecewise, see the docstring)."""
+    idx = np.zeros(y.shape, np.int32)
+    for b in BOUNDS:
+        idx = idx + (y >= b).astype(np.int32)
+    t = y - CENTERS[idx]
+    n = ERFCX_DEGREE + 1
+    acc = ERFCX_HI[n - 1][idx]
+    for k in range(n - 2, ERFCX_DD_STEPS - 1, -1):
+        acc = fma(acc, t, ERFCX_HI[k][idx])
+    ah, al = acc, np.zeros_like(acc)
+    for k in range(ERFCX_DD_STEPS - 1, -1, -1):
+        ah, al = _dd_step(ah, al, t, yl, ERFCX_HI[k][idx], ERFCX_LO[k][idx])
+    return ah, al
+
+
+def erfc_parts(y: np.ndarray, yl: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """erfc(y + yl) = (f + fl) 2^m for 1/2 <= y <= 10.5."""
+    s, se = two_prod(y, y)
+    s, se = fast_two_sum(s, se + f32(2.0) * y * yl)
+    h, lw, m = exp_neg_parts(s, se)
+    rh, rl = erfcx_parts(y, yl)
+    f, fl = dd_mul(h, lw, rh, rl)
+    return f, fl, m
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """erf(x), float32 in -> float32 out (see the module docstring)."""
+    with np.errstate(all="ignore"):
+        a = np.abs(x)
+        a = np.where(np.isnan(a), f32(0.0), a)
+        # 2. a < 1/2, scaled by 2^64
+        q, qe = two_prod(a, a)
+        sh, sl = erf_series(q, qe)
+        n, e = exact_parts(a)
+        ph, pl = two_prod(n, sh)
+        ph, pl = fast_two_sum(ph, pl + n * sl)
+        # 3. a >= 1/2
+        y = np.minimum(a, f32(4.5))
+        r, rl = _one_minus(*erfc_parts(y, np.zeros_like(y)))
+        big = a >= f32(0.5)
+        hi, lo = np.where(big, r, ph), np.where(big, rl, pl)
+        m = np.where(big, 0, e)
+        neg = np.signbit(x)
+        y = round_to_odd_scaled(np.where(neg, -hi, hi), np.where(neg, -lo, lo), m)
+        y = np.where(x == np.inf, f32(1.0), y)
+        y = np.where(x == -np.inf, f32(-1.0), y)
+        return canonical_nan_where(np.isnan(x), y)
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """x Phi(x) = x erfc(-x/sqrt2)/2, float32 in -> float32 out (see the module docstring)."""
+    with np.errstate(all="ignore"):
+        xc = np.minimum(np.maximum(x, f32(-14.5)), f32(9.0))
+        xc = np.where(np.isnan(xc), f32(0.0), xc)
+        s = np.abs(xc)
+        y, yl = two_prod(s, np.full_like(s, RS_HI))
+        y, yl = fast_two_sum(y, yl + s * RS_LO)
+        pos = xc >= 0
+        # 3a. y < 1/2: Phi = (1 ± erf(y))/2
+        q, qe = two_prod(y, y)
+        q, qe = fast_two_sum(q, qe + f32(2.0) * y * yl)
+        sh, sl = erf_series(q, qe)
+        eh, el = dd_mul(y, yl, sh, sl)
+        eh, el = np.where(pos, eh, -eh), np.where(pos, el, -el)
+        ph, pl = two_sum(np.full_like(eh, f32(1.0)), eh)
+        ph, pl = fast_two_sum(ph, pl + el)
+        ph, pl = ph * f32(0.5), pl * f32(0.5)
+        # 3b. y >= 1/2: erfc
+        f, fl, m = erfc_parts(np.maximum(y, f32(0.5)), yl)
+        r, rl = _one_minus(f, fl, np.where(pos, m - 1, 0))
+        qh, ql = np.where(pos, r, f), np.where(pos, rl, fl)
+        qm = np.where(pos, 0, m - 1)
+        small = y < f32(0.5)
+        Ph, Pl = np.where(small, ph, qh), np.where(small, pl, ql)
+        m = np.where(small, 0, qm)
+        # 4. x Phi
+        xs = np.where((x > f32(9.0)) & np.isfinite(x), x, xc)
+        hi, lo = two_prod(xs, Ph)
+        hi, lo = fast_two_sum(hi, lo + xs * Pl)
+        tiny = tiny_where(x)
+        n, e = exact_parts(x)
+        hi = np.where(tiny, n, hi)
+        lo = np.where(tiny, np.abs(n) * f32(2.0**-40), lo)
+        m = np.where(tiny, e - 1, m)
+        out = round_to_odd_scaled(hi, lo, m)
+        out = np.where(x < f32(-14.5), f32(-(2.0**-149)), out)
+        out = np.where(x == np.inf, f32(np.inf), out)
+        out = np.where(x == -np.inf, f32(-0.0), out)
+        return canonical_nan_where(np.isnan(x), out)
+
+
+KERNELS = [
+    {"function": "erf", "impl": erf, "table_bytes": TABLE_BYTES + 512,
+     "idea": "odd minimax (double-float Horner) below 1/2; 1 - e^-x^2 erfcx(x), 8 pieces, above",
+     "ops": {"mul": 61, "add": 235, "fma": 66, "cmp": 18}},
+    {"function": "gelu", "impl": gelu, "table_bytes": TABLE_BYTES + 512,
+     "idea": "x (1 ± erf(|x|/sqrt2))/2 near 0; x erfc(-x/sqrt2)/2 by e^-y^2 erfcx(y) elsewhere",
+     "ops": {"mul": 69, "add": 258, "fma": 80, "cmp": 22}},
+]
+"""What ``ulplab.methods.det`` registers from this module (ops: float32 operations per
+element, counted by running the kernel under a counting Float32Guard; every branch is computed
+for every element, so the counts cover all of them; fma counted once each)."""

@@ -1,0 +1,280 @@
+"""sigmoid, silu and softplus: deterministic float32 kernels built on ``exp.exp_parts``.
+
+Specification (every operation is IEEE float32 with round-to-nearest-even, FMA only where written
+``fma``; dd = double-float pair hi + lo of float32; every kernel ends in one round-to-odd):
+
+Shared pieces
+    exp_neg_parts(z, zl)  e^-(z + zl) = (h + l) 2^m for 0 <= z <= 200, |zl| <= 2^-20 z:
+        (h, l, m) = exp_parts(-z) when z <= 100, else exp_parts(-z/2) squared with ``dd_mul``
+        and m doubled (exp_parts is specified down to EXP_UNDERFLOW = -103.97 only); then, when
+        zl is given, l += h (d + d*d/2) with d = -zl, and (h, l) = fast_two_sum(h, l).
+    dd_div(ah, al, bh, bl)  q1 = ah/bh; r = fma(-q1, bh, ah) (exact); r = (r + al) - q1*bl;
+        q2 = r/bh; (q, ql) = fast_two_sum(q1, q2). Relative error about 2^-46.
+    sigmoid_neg_parts(z, zl)  sigma(-(z + zl)) = (q + ql) 2^m, 0 <= z <= 200: E = e^-(z + zl) =
+        (h + l) 2^m;
+        D = 1 + E: (d, de) = two_sum(1, ldexp(h, m)); de += ldexp(l, m); fast_two_sum;
+        (q, ql) = dd_div(h, l, d, de).
+
+sigmoid(x)
+    1. NaN -> 0x7FC00000; +inf -> 1; -inf -> +0; x < EXP_UNDERFLOW -> 2^-149 (round-to-odd of a
+       positive value below 2^-150); |x| < 2^-30 (``tiny_where``, on the bits) ->
+       round_to_odd(0.5, n 2^-84) with n the signed integer significand of x (``exact_parts``):
+       sigma(x) = 1/2 + x/4 + O(x^3), only the sign of the correction matters; sigma(±0) = 0.5.
+    2. z = |x|, clamped to 20 for x > 0 (e^-20 < 2^-28: sigma(x) and sigma(20) lie in the same
+       open interval (1 - 2^-24, 1), so their round-to-odd values agree).
+    3. (q, ql, m) = sigmoid_neg_parts(z). x <= 0: round_to_odd_scaled(q, ql, m).
+       x > 0: s = ldexp(q, m), sl = ldexp(ql, m) (exact, m >= -30); 1 - s as
+       (r, re) = two_sum(1, -s); re -= sl; fast_two_sum; round_to_odd. The tiny distance to 1 is
+       the lo part, so saturation keeps its sticky bit.
+
+silu(x) = x sigma(x)
+    Same steps with z clamped to 110 for x < 0; the product by x is (p, pe) = two_prod(x, q);
+    pe += x ql; fast_two_sum (scaled by 2^m as sigma). Specials: NaN -> NaN, +inf -> +inf,
+    -inf -> -0, x < -110 -> -2^-149 (|x| e^x < 2^-151 there); |x| < 2^-30: silu(x) = x/2 + x^2/4
+    + ..., evaluated from the bits, x = n 2^e exactly (``exact_parts``: n the signed integer
+    significand, 1 <= |n| < 2^24): hi = n, lo = +|n| 2^-40, round_to_odd_scaled(hi, lo, e - 1),
+    so x/2 on a subnormal midpoint (x = 2^-149, 2^-133 ...) rounds by the sign of x^2/4 (silu(±0)
+    = ±0: n = ±0, lo = 0). No operand is subnormal.
+
+softplus(x) = log(1 + e^x)
+    1. NaN -> NaN; +inf -> +inf; -inf -> +0; x < EXP_UNDERFLOW -> 2^-149 (0 < softplus < e^x).
+    2. t = e^-|x| = (h + l) 2^m (exp_neg_parts, |x| clamped to 20 for x > 0: then log1p(t) < 2^-28
+       < ulp(x)/2 and only its sign reaches the round-to-odd). log1p(t) as a dd (H + L) 2^M:
+       a. m <= -9 (t < 2^-8): log1p(t)/2^m = (h + l)(1 + w), w = -t/2 + t^2 P(t), P(t) = 1/3 -
+          t/4 + t^2/5 - t^3/6 by Horner with fma (Taylor, truncation t^6/7 < 2^-50 relative):
+          (p, pe) = two_prod(h, h); (H, L) = fast_two_sum(h, -ldexp(p, m - 1));
+          L += l - ldexp(pe + 2 h l, m - 1) + h (tf tf P(tf)), tf = ldexp(h, m); fast_two_sum;
+          M = m.
+       b. m >= -8: th = ldexp(h, m), tl = ldexp(l, m) (exact); j = rint(128 th) in 0..128,
+          c = 1 + j/128; v = (t - j/128)/c: (d, de) = two_sum(th, -j/128);
+          (d, de) = fast_two_sum(d, de + tl); v = d/c, vl = (fma(-v, c, d) + de)/c; |v| <= 2^-8;
+          log1p(v) = v - v^2/2 + v^3 P(v) (same P): (p, pe) = two_prod(v, v);
+          (a, ae) = fast_two_sum(v, -p/2); ae += vl - (pe/2 + v vl) + v p P(v); fast_two_sum;
+          (H, L) = dd_add(LOG_HI[j], LOG_LO[j], a, ae); M = 0.
+    3. x <= 0: round_to_odd_scaled(H, L, M). x > 0: dd_add(x, 0, ldexp(H, M), ldexp(L, M)) then
+       round_to_odd.
+
+Constants and tables: 2^-60, 2^-40, 1/128 ... are exact powers of two; P's coefficients are the
+Taylor coefficients 1/3, 1/4, 1/5, 1/6 rounded to float32 (``taylor_constants``); LOG_HI/LOG_LO
+is log(1 + j/128), j = 0..128, as float32 pairs (hi = RN(v), lo = RN(v - hi)), made with mpmath at
+import by ``log_table`` (1032 bytes). EXP_UNDERFLOW comes from ``exp``.
+
+Measured relative error of hi + lo (before the round-to-odd, away from the clamps and the tiny
+cases): 2^-37.3 worst on 6000 random inputs per kernel, set by exp_parts itself (measured alone:
+2^-37.0 on 20000 inputs in [-100, 88]; its docstring says about 2^-45).
+Accuracy (measured, registered): 0 ULP after nearest-even rounding to bfloat16, float16,
+float8_e4m3fn and float8_e5m2 on every input; float32 results faithful on every input checked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mpmath import mp, mpf
+
+from ulplab.kernels.core import canonical_nan_where, round_to_odd_scaled
+from ulplab.kernels.exp import EXP_UNDERFLOW, exp_parts
+from ulplab.kit import dd_add, dd_mul, fast_two_sum, fma, ldexp, two_prod, two_sum
+
+f32 = np.float32
+ONE = f32(1.0)
+TINY_SUB = f32(2.0**-149)  # the smallest subnormal: round-to-odd of anything in (0, 2^-149)
+# Taylor coefficients of (log1p(t) - t + t^2/2)/t^3 = 1/3 - t/4 + t^2/5 - t^3/6 (float32)
+L1P = (f32(float.fromhex("0x1.555556p-2")), f32(-0.25), f32(float.fromhex("0x1.99999ap-3")),
+       f32(float.fromhex("-0x1.555556p-3")))
+
+
+def taylor_constants() -> dict[str, tuple[float, ...]]:
+    """Regenerate L1P (1/3, -1/4, 1/5, -1/6 rounded once to float32) with mpmath (test-checked)."""
+    with mp.workprec(100):
+        return {"L1P": tuple(float(f32(float(mpf(s) / k))) for s, k in
+                             ((1, 3), (-1, 4), (1, 5), (-1, 6)))}
+
+
+def log_table(n: int = 128) -> tuple[np.ndarray, np.ndarray]:
+    """log(1 + j/n), j = 0..n, as float32 pairs hi + lo (hi = RN(v), lo = RN(v - hi))."""
+    hi, lo = np.empty(n + 1, f32), np.empty(n + 1, f32)
+    with mp.workprec(200):
+        for j in range(n + 1):
+            v = mp.log1p(mpf(j) / n)
+            hi[j] = f32(float(v))
+            lo[j] = f32(float(v - mpf(float(hi[j]))))
+    return hi, lo
+
+
+LOG_HI, LOG_LO = log_table()
+TABLE_BYTES = LOG_HI.nbytes + LOG_LO.nbytes
+
+
+def _c(x: np.ndarray, v: float) -> np.ndarray:
+    return np.full_like(x, f32(v))
+
+
+TINY_BITS = 0x30800000  # encoding of 2^-30: |x| below it takes the tiny paths
+
+
+def tiny_where(x: np.ndarray) -> np.ndarray:
+    """|x| < 2^-30, decided on the bits (a subnormal x counts even where hardware flushes it)."""
+    return (x.view(np.uint32) & np.uint32(0x7FFFFFFF)) < np.uint32(TINY_BITS)
+
+
+def exact_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(n, e) with x = n 2^e exactly, from the bits: n is the signed integer significand as a
+    float32 (|n| < 2^24, 0 for ±0, sign kept), e an int32 (-149 for subnormals). The tiny paths
+    scale by this instead of multiplying a subnormal x, so every operand stays normal."""
+    b = x.view(np.uint32)
+    mag = b & np.uint32(0x7FFFFFFF)
+    be = (mag >> np.uint32(23)).astype(np.int32)
+    frac = mag & np.uint32(0x7FFFFF)
+    sig = np.where(be == 0, frac, frac | np.uint32(0x800000)).astype(np.int32).astype(f32)
+    n = np.where(np.signbit(x), -sig, sig)
+    return n, np.where(be == 0, -149, be - 150).astype(np.int32)
+
+
+def dd_div(ah: np.ndarray, al: np.ndarray, bh: np.ndarray,
+           bl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(ah + al)/(bh + bl) as a normalized double-float (relative error about 2^-46)."""
+    q1 = ah / bh
+    r = fma(-q1, bh, ah)
+    r = (r + al) - q1 * bl
+    return fast_two_sum(q1, r / bh)
+
+
+def exp_neg_parts(z: np.ndarray, zl: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """e^-(z + zl) = (h + l) 2^m for 0 <= z <= 200 (see the module docstring)."""
+    half = z > f32(100.0)
+    h, lw, m = exp_parts(np.where(half, z * f32(-0.5), -z))
+    h2, l2 = dd_mul(h, lw, h, lw)
+    h, lw, m = np.where(half, h2, h), np.where(half, l2, lw), np.where(half, m + m, m)
+    if zl is not None:
+        d = -zl
+        h, lw = fast_two_sum(h, lw + h * (d + d * d * f32(0.5)))
+    return h, lw, m
+
+
+def sigmoid_neg_parts(z: np.ndarray, zl: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """sigma(-(z + zl)) = 1/(1 + e^(z + zl)) = (q + ql) 2^m for 0 <= z <= 200."""
+    h, lw, m = exp_neg_parts(z, zl)
+    d, de = two_sum(_c(z, 1.0), ldexp(h, m))
+    d, de = fast_two_sum(d, de + ldexp(lw, m))
+    q, ql = dd_div(h, lw, d, de)
+    return q, ql, m
+
+
+def _one_minus(q: np.ndarray, ql: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """1 - (q + ql) 2^m as a normalized dd (m >= -40)."""
+    s, sl = ldexp(q, m), ldexp(ql, m)
+    r, re = two_sum(np.full_like(s, ONE), -s)
+    return fast_two_sum(r, re - sl)
+
+
+def _sigma_parts(x: np.ndarray, neg_clamp: float):
+    """(hi, lo, m, pos) with sigma(x) = (hi + lo) 2^m, for finite x (tiny |x| not special)."""
+    pos = x > 0
+    z = np.where(pos, np.minimum(x, f32(20.0)), np.minimum(-x, f32(neg_clamp)))
+    z = np.where(np.isnan(z), f32(0.0), z)
+    q, ql, m = sigmoid_neg_parts(z)
+    r, rl = _one_minus(q, ql, np.where(pos, m, 0))
+    hi, lo = np.where(pos, r, q), np.where(pos, rl, ql)
+    return hi, lo, np.where(pos, 0, m), pos
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    """1/(1 + e^-x), float32 in -> float32 out (see the module docstring)."""
+    with np.errstate(all="ignore"):
+        hi, lo, m, _ = _sigma_parts(x, 110.0)
+        tiny = tiny_where(x)
+        n, _ = exact_parts(x)
+        hi = np.where(tiny, f32(0.5), hi)
+        lo = np.where(tiny, n * f32(2.0**-84), lo)  # the sign of x (0 for ±0), |lo| < 2^-60
+        m = np.where(tiny, 0, m)
+        y = round_to_odd_scaled(hi, lo, m)
+        y = np.where(x < EXP_UNDERFLOW, TINY_SUB, y)
+        y = np.where(x == np.inf, ONE, y)
+        y = np.where(x == -np.inf, f32(0.0), y)
+        return canonical_nan_where(np.isnan(x), y)
+
+
+def silu(x: np.ndarray) -> np.ndarray:
+    """x sigma(x), float32 in -> float32 out (see the module docstring)."""
+    with np.errstate(all="ignore"):
+        hi, lo, m, _ = _sigma_parts(x, 110.0)
+        xs = np.where(np.isfinite(x), x, f32(0.0))
+        p, pe = two_prod(xs, hi)
+        p, pe = fast_two_sum(p, pe + xs * lo)
+        tiny = tiny_where(x)
+        n, e = exact_parts(x)
+        p = np.where(tiny, n, p)
+        pe = np.where(tiny, np.abs(n) * f32(2.0**-40), pe)
+        m = np.where(tiny, e - 1, m)
+        y = round_to_odd_scaled(p, pe, m)
+        y = np.where(x < f32(-110.0), -TINY_SUB, y)
+        y = np.where(x == np.inf, f32(np.inf), y)
+        y = np.where(x == -np.inf, f32(-0.0), y)
+        return canonical_nan_where(np.isnan(x), y)
+
+
+def log1p_parts(h: np.ndarray, lw: np.ndarray,
+                m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """log1p(t) = (H + L) 2^M for t = (h + l) 2^m in [0, 1], 0.99 <= h < 2 (steps 2a, 2b)."""
+    # a. t < 2^-8: scaled by 2^-m
+    p, pe = two_prod(h, h)
+    sa, sae = fast_two_sum(h, -ldexp(p, m - 1))
+    tf = ldexp(h, m)
+    poly = fma(fma(fma(_c(tf, L1P[3]), tf, L1P[2]), tf, L1P[1]), tf, L1P[0])
+    sae = sae + ((lw - ldexp(pe + f32(2.0) * h * lw, m - 1)) + h * (tf * tf * poly))
+    sa, sae = fast_two_sum(sa, sae)
+    # b. t >= 2^-8: table of log(1 + j/128)
+    mb = np.maximum(m, -8)
+    th, tl = ldexp(h, mb), ldexp(lw, mb)
+    jf = np.rint(th * f32(128.0))
+    j = jf.astype(np.int32)
+    c = ONE + jf * f32(1.0 / 128)
+    d, de = two_sum(th, -(jf * f32(1.0 / 128)))
+    d, de = fast_two_sum(d, de + tl)
+    v = d / c
+    vl = (fma(-v, c, d) + de) / c
+    p, pe = two_prod(v, v)
+    a, ae = fast_two_sum(v, p * f32(-0.5))
+    poly = fma(fma(fma(_c(v, L1P[3]), v, L1P[2]), v, L1P[1]), v, L1P[0])
+    ae = ae + ((vl - (pe * f32(0.5) + v * vl)) + v * p * poly)
+    a, ae = fast_two_sum(a, ae)
+    jc = np.clip(j, 0, 128)
+    b, be = dd_add(LOG_HI[jc], LOG_LO[jc], a, ae)
+    small = m <= -9
+    return np.where(small, sa, b), np.where(small, sae, be), np.where(small, m, 0)
+
+
+def softplus(x: np.ndarray) -> np.ndarray:
+    """log(1 + e^x), float32 in -> float32 out (see the module docstring)."""
+    with np.errstate(all="ignore"):
+        pos = x > 0
+        z = np.where(pos, np.minimum(x, f32(20.0)), np.minimum(-x, f32(110.0)))
+        z = np.where(np.isnan(z), f32(0.0), z)
+        H, L, M = log1p_parts(*exp_neg_parts(z))
+        Mp = np.where(pos, M, 0)
+        xs = np.where(pos & np.isfinite(x), x, f32(0.0))
+        s, sl = dd_add(xs, np.zeros_like(xs), ldexp(H, Mp), ldexp(L, Mp))
+        hi, lo, m = np.where(pos, s, H), np.where(pos, sl, L), np.where(pos, 0, M)
+        y = round_to_odd_scaled(hi, lo, m)
+        y = np.where(x < EXP_UNDERFLOW, TINY_SUB, y)
+        y = np.where(x == np.inf, f32(np.inf), y)
+        y = np.where(x == -np.inf, f32(0.0), y)
+        return canonical_nan_where(np.isnan(x), y)
+
+
+KERNELS = [
+    {"function": "sigmoid", "impl": sigmoid, "table_bytes": 512,
+     "idea": "sigma(-|x|) = e^-|x|/(1 + e^-|x|) as a double-float from exp_parts; 1 - it for x > 0",
+     "ops": {"mul": 12, "add": 57, "fma": 38, "div": 2, "cmp": 15}},
+    {"function": "silu", "impl": silu, "table_bytes": 512,
+     "idea": "x times sigmoid's double-float; tiny x scaled by 2^64 with the sign of x^2/4",
+     "ops": {"mul": 16, "add": 61, "fma": 38, "div": 2, "cmp": 13}},
+    {"function": "softplus", "impl": softplus, "table_bytes": 512 + TABLE_BYTES,
+     "idea": "log1p(e^-|x|) by a log(1 + j/128) double-float table and Taylor; + x for x > 0",
+     "ops": {"mul": 26, "add": 88, "fma": 47, "div": 2, "cmp": 13}},
+]
+"""What ``ulplab.methods.det`` registers from this module (ops: float32 operations per
+element, counted by running the kernel under a counting Float32Guard; every branch is computed
+for every element, so the counts cover all of them; fma counted once each)."""

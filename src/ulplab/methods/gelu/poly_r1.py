@@ -1,0 +1,73 @@
+"""The seed's saturation + polynomial core: R1 Poly-9.
+
+Idea (seed): saturate where GELU is trivial, and approximate Phi by an odd polynomial around 1/2
+in the core,
+    Phi(x) ~ 1/2 + x (a1 + a3 x^2 + a5 x^4 + a7 x^6 + a9 x^8),
+since Phi - 1/2 is odd. Evaluation: u = x x; Horner in u with FMA; Phi = 1/2 + x P(u) (one FMA);
+y = x Phi. Saturation: x >= 3 -> x (exact in bfloat16 from 2.78125). The seed's other
+saturation, x <= -9 -> 0, is wrong on the whole range: GELU(-9) = -1e-18 is a normal bfloat16
+number, and GELU only underflows below about -13.6. The seed's shared tail LUT (with the
+asymptotic series below -8.3125, which does reach -0) takes x < -3.5 instead, as for the seed's
+other LUT methods.
+
+Coefficients: the seed fitted "minimax over [-4, 4]" in absolute error, which leaves Phi near
+-3.5 (2.3e-4) with no correct digit. ``fit_r1`` is the weighted minimax (Lawson, float64,
+3000 points of x in (0, 3.5]) of g = (Phi(x) - 1/2)/x = P(x^2) weighted by x/Phi(-x), i.e. the
+relative error of Phi(-x) = 1/2 - x P, which bounds the relative error on the positive side too.
+With five coefficients that is 5.1e-2 (after rounding to float32): an odd polynomial of degree 9
+cannot follow the Gaussian decay of Phi(-x) over [0, 3.5] better (degree 11: 1.1e-2, 13:
+2.0e-3; on (0, 3] degree 9 would reach 8.8e-3, but the LUT frame starts at -3.5). The
+cancellation in 1/2 + x P near -3.5 (2^-25 absolute against 2.3e-4) adds only 1.3e-4. Phi(0)
+is 1/2 exactly, so tiny inputs give x/2.
+
+Seed (bfloat16 max/mean): 1312/1.40 (core_neg 926). Measured here: 87/0.1307 (core_neg 12 ulps,
+core_pos 3, near_zero 4; the 87 is the tail LUT's at -7.66); float16 190/4.4193.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ulplab.kit import fma, horner
+from ulplab.methods.gelu.framing import TAIL_OPS, add_ops, lawson, make_kernel, measured, phi64
+from ulplab.methods.registry import Method, register
+
+f32 = np.float32
+
+
+def _h(s: str) -> np.float32:
+    return f32(float.fromhex(s))
+
+
+# fit_r1(3.5, 9): a1, a3, a5, a7, a9 rounded to float32
+R1_COEFFS = (_h("0x1.84df6ep-2"), _h("-0x1.9f55f2p-5"), _h("0x1.378edcp-8"),
+             _h("-0x1.f706f6p-13"), _h("0x1.4cb818p-18"))
+
+
+def fit_r1(limit: float = 3.5, degree: int = 9,
+           points: int = 3000) -> tuple[tuple[np.float32, ...], float]:
+    """Fit time: odd-polynomial coefficients a1, a3, ..., a_degree of Phi - 1/2, minimax in the
+    relative error of Phi(-x) on x in [1e-3, limit]. Returns them rounded to float32 and the
+    weighted error of the rounded polynomial on the grid."""
+    x = np.linspace(1e-3, limit, points)
+    u = x * x
+    g = (phi64(x) - 0.5) / x
+    w = x / phi64(-x)
+    basis = np.stack([u**k for k in range((degree + 1) // 2)], 1)
+    a = lawson(basis, g, w).astype(f32)
+    return tuple(a), float(np.max(np.abs(w * (basis @ a.astype(np.float64) - g))))
+
+
+def r1_core(x: np.ndarray) -> np.ndarray:
+    """x (1/2 + x P(x^2))."""
+    return x * fma(x, horner(x * x, R1_COEFFS, use_fma=True), np.full_like(x, 0.5))
+
+
+register(Method(
+    "gelu", "R1 Poly-9", "polynomial",
+    "saturation x>=3 -> x, odd degree-9 polynomial for Phi - 1/2, minimax relative of "
+    "Phi(-|x|) on [0, 3.5]; tail LUT below -3.5",
+    make_kernel(r1_core, "lut"),
+    ops=add_ops({"mul": 2, "fma": 5}, TAIL_OPS["lut"]),
+    claims=measured((87, 0.1307), (190, 4.4193)),
+))

@@ -1,0 +1,78 @@
+"""The seed's range-scaled approximation: E3 Range-Scale.
+
+Idea (seed): scale the input by s = 2 (a power of two, "aligned with bfloat16 exponent
+boundaries") so that the polynomial's coefficients have a smaller dynamic range:
+    x >= 0:  Phi(x) ~ 1/2 + v P(v^2),  v = x/2,
+    x <  0:  the B3 erf core (Phi = erfc(|x|/sqrt 2)/2, no cancellation),
+and GELU = x Phi; the seed's shared tail LUT below -3.5 and x -> x from 3.
+Evaluation (x >= 0): v = x/2 (exact), w = v v, Horner in w with FMA, Phi = 1/2 + v P(w) (one
+FMA), y = x Phi. For x < 0: ``erf_b3.phi_b3`` (imported), y = x Phi.
+
+Why the scaling does not matter in floating point: v = x/2 turns a coefficient c_k of x^k into
+2^k c_k, which has the same significand, so no precision is gained or lost by it in float32 or
+in bfloat16 (it would matter in fixed point, whose intuition the seed's argument borrows). It
+is kept because it is the method's idea; the coefficients below are those of v.
+
+Coefficients: ``fit_e3`` is the minimax (Lawson, float64, 3000 points of x in (0, 3]) of
+(Phi(x) - 1/2)/v = P(v^2) weighted by v/Phi(x), i.e. the relative error of Phi on the positive
+side, odd degree 9 (five coefficients): 2.9e-4 after rounding to float32 (0.07 bfloat16 ulps;
+degree 7 would leave 1.7e-3). Phi(0) = 1/2 exactly, so tiny inputs give x/2. The negative side
+is B3's, accurate to 2e-5 relative.
+
+Seed (bfloat16 max/mean): 1130/1.72 (core_neg 822: its B3-style fallback of the time, with the
+A&S coefficients fitted for absolute error of erf). Measured here: 87/0.0721, float16
+190/0.5999 (the core is within 1 ulp; the 87 is the tail LUT's at -7.66).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ulplab.kit import fma, horner
+from ulplab.methods.gelu.erf_b3 import _CORE_OPS as B3_OPS
+from ulplab.methods.gelu.erf_b3 import phi_b3
+from ulplab.methods.gelu.framing import TAIL_OPS, add_ops, lawson, make_kernel, measured, phi64
+from ulplab.methods.gelu.tail import where32
+from ulplab.methods.registry import Method, register
+
+f32 = np.float32
+
+
+def _h(s: str) -> np.float32:
+    return f32(float.fromhex(s))
+
+
+E3_SCALE = 0.5  # v = x/2: the seed's s = 2, exact
+# fit_e3(3.0, 9, 2.0): p0..p4 of P(v^2), rounded to float32
+E3_COEFFS = (_h("0x1.97b79cp-1"), _h("-0x1.072df6p-1"), _h("0x1.0e8106p-2"), _h("-0x1.46a130p-4"),
+             _h("0x1.515a3cp-7"))
+
+
+def fit_e3(limit: float = 3.0, degree: int = 9, scale: float = 2.0,
+           points: int = 3000) -> tuple[tuple[np.float32, ...], float]:
+    """Fit time: P with Phi(x) ~ 1/2 + v P(v^2), v = x/scale, odd degree ``degree`` in v,
+    minimax in the relative error of Phi on x in [1e-3, limit]. Returns the float32
+    coefficients and the relative error of the rounded polynomial on the grid."""
+    x = np.linspace(1e-3, limit, points)
+    v = x / scale
+    g = (phi64(x) - 0.5) / v
+    w = v / phi64(x)
+    basis = np.stack([(v * v) ** k for k in range((degree + 1) // 2)], 1)
+    p = lawson(basis, g, w).astype(f32)
+    return tuple(p), float(np.max(np.abs(w * (basis @ p.astype(np.float64) - g))))
+
+
+def e3_core(x: np.ndarray) -> np.ndarray:
+    """x Phi: the scaled odd polynomial for x >= 0, B3's erf core for x < 0."""
+    v = E3_SCALE * x
+    phi_pos = fma(v, horner(v * v, E3_COEFFS, use_fma=True), np.full_like(x, 0.5))
+    return x * where32(x < 0.0, phi_b3(x), phi_pos)
+
+
+register(Method(
+    "gelu", "E3 Range-Scale", "polynomial",
+    "x>=0: Phi = 1/2 + v P4(v^2), v = x/2, minimax relative; x<0: B3 erf core; tail LUT",
+    make_kernel(e3_core, "lut"),
+    ops=add_ops({"mul": 3, "fma": 5, "cmp": 1}, B3_OPS, TAIL_OPS["lut"]),
+    claims=measured((87, 0.0721), (190, 0.5999)),
+))
