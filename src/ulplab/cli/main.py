@@ -407,6 +407,43 @@ def cmd_peers(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- export / determinism
+def cmd_export(args: argparse.Namespace) -> int:
+    from ulplab.export import write_export
+    from ulplab.report import check_writable
+
+    if args.output:
+        check_writable(args.output)
+    src = write_export(args.func, args.lang, args.output)
+    if args.output:
+        print(f"wrote the {args.lang} source of {args.func} to {args.output}")
+    else:
+        sys.stdout.write(src)
+    return 0
+
+
+def cmd_determinism(args: argparse.Namespace) -> int:
+    from ulplab.export import BACKENDS, determinism
+    from ulplab.report import check_writable, simple_table, write_json
+
+    names = [b.strip() for b in args.backends.split(",") if b.strip()]
+    for b in names:
+        if b not in BACKENDS:
+            raise UsageError(f"unknown backend {b!r}; valid: {', '.join(BACKENDS)}")
+    if args.json:
+        check_writable(args.json)
+    res = determinism(args.func, names, samples=args.samples)
+    rows = [[r["backend"], r["checked"], r["mismatches"], " ".join(r["first"][:3])]
+            for r in res["backends"]]
+    rows += [[s["backend"], "-", "skipped", s["reason"]] for s in res["skipped"]]
+    _out().print(simple_table(f"{args.func}: bits of each backend against ulplab's NumPy kernel",
+                              ["backend", "inputs checked", "mismatches", "first mismatches"],
+                              rows))
+    if args.json:
+        write_json(args.json, res)
+    return 1 if any(r["mismatches"] for r in res["backends"]) else 0
+
+
 # ---------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ulplab", description="ULP error of elementwise kernels against a "
@@ -496,6 +533,20 @@ def build_parser() -> argparse.ArgumentParser:
     pe.set_defaults(run=cmd_peers)
 
     add_study_parser(sub)
+
+    ex = sub.add_parser("export", help="write a det kernel as C, NumPy, PyTorch or JAX source")
+    ex.add_argument("func", help=fn_help)
+    ex.add_argument("--lang", required=True, help="c, numpy, torch or jax")
+    ex.add_argument("-o", "--output", help="output path (default: standard output)")
+    ex.set_defaults(run=cmd_export)
+
+    de = sub.add_parser("determinism", help="bits of the exported kernels on every backend")
+    de.add_argument("func", help=fn_help)
+    de.add_argument("--backends", default="numpy,torch,jax,c")
+    de.add_argument("--samples", type=int, default=10_000_000,
+                    help="random float32 inputs besides the fixed sets (default 10^7)")
+    de.add_argument("--json", help="write backend, checked, mismatches as JSON")
+    de.set_defaults(run=cmd_determinism)
 
     c = sub.add_parser("crosscheck", help="compare the oracle with the independent mpmath method")
     c.add_argument("func", help=f"{fn_help}, or all")

@@ -71,7 +71,7 @@ from mpmath import mp, mpf
 
 from ulplab.kernels.core import canonical_nan_where, round_to_odd_scaled
 from ulplab.kernels.logistic import _one_minus, exact_parts, exp_neg_parts, tiny_where
-from ulplab.kit import dd_mul, fast_two_sum, fma, two_prod, two_sum
+from ulplab.kit import dd_mul, fast_two_sum, fma, lookup, two_prod, two_sum
 
 f32 = np.float32
 
@@ -250,17 +250,17 @@ def erf_series(q: np.ndarray, qe: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def erfcx_parts(y: np.ndarray, yl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """e^(y^2) erfc(y) for 1/2 <= y + yl <= 10.5, as a dd (piecewise, see the docstring)."""
-    idx = np.zeros(y.shape, np.int32)
+    idx = np.zeros_like(y, dtype=np.int32)
     for b in BOUNDS:
         idx = idx + (y >= b).astype(np.int32)
-    t = y - CENTERS[idx]
+    t = y - lookup(CENTERS, idx)
     n = ERFCX_DEGREE + 1
-    acc = ERFCX_HI[n - 1][idx]
+    acc = lookup(ERFCX_HI[n - 1], idx)
     for k in range(n - 2, ERFCX_DD_STEPS - 1, -1):
-        acc = fma(acc, t, ERFCX_HI[k][idx])
+        acc = fma(acc, t, lookup(ERFCX_HI[k], idx))
     ah, al = acc, np.zeros_like(acc)
     for k in range(ERFCX_DD_STEPS - 1, -1, -1):
-        ah, al = _dd_step(ah, al, t, yl, ERFCX_HI[k][idx], ERFCX_LO[k][idx])
+        ah, al = _dd_step(ah, al, t, yl, lookup(ERFCX_HI[k], idx), lookup(ERFCX_LO[k], idx))
     return ah, al
 
 

@@ -73,7 +73,7 @@ from mpmath import mp, mpf
 
 from ulplab.kernels.core import canonical_nan_where, round_to_odd_scaled
 from ulplab.kernels.exp import EXP_UNDERFLOW, exp_parts
-from ulplab.kit import dd_add, dd_mul, fast_two_sum, fma, ldexp, two_prod, two_sum
+from ulplab.kit import dd_add, dd_mul, fast_two_sum, fma, ldexp, lookup, two_prod, two_sum
 
 f32 = np.float32
 ONE = f32(1.0)
@@ -240,8 +240,8 @@ def log1p_parts(h: np.ndarray, lw: np.ndarray,
     poly = fma(fma(fma(_c(v, L1P[3]), v, L1P[2]), v, L1P[1]), v, L1P[0])
     ae = ae + ((vl - (pe * f32(0.5) + v * vl)) + v * p * poly)
     a, ae = fast_two_sum(a, ae)
-    jc = np.clip(j, 0, 128)
-    b, be = dd_add(LOG_HI[jc], LOG_LO[jc], a, ae)
+    jc = np.minimum(np.maximum(j, 0), 128)
+    b, be = dd_add(lookup(LOG_HI, jc), lookup(LOG_LO, jc), a, ae)
     small = m <= -9
     return np.where(small, sa, b), np.where(small, sae, be), np.where(small, m, 0)
 
