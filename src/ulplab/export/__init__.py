@@ -203,6 +203,23 @@ def golden_hash(func: str, kernel: Kernel | None = None) -> str:
     return h.hexdigest()
 
 
+def write_golden(path: str | Path | None = None) -> dict[str, str]:
+    """Recompute every det kernel's golden hash and write ``ulplab/kernels/golden.json``.
+
+    Run after a deliberate change of a kernel's bits: python -c "import ulplab.export as e;
+    e.write_golden()"; the tests then hold every backend to the new hashes.
+    """
+    import json
+
+    from ulplab.methods import all_methods
+
+    hashes = {m.function: golden_hash(m.function)
+              for m in sorted(all_methods(), key=lambda m: m.function) if m.name == "det"}
+    target = Path(path) if path else Path(__file__).parent.parent / "kernels" / "golden.json"
+    target.write_text(json.dumps(hashes, indent=2, sort_keys=True) + "\n")
+    return hashes
+
+
 def write_export(func: str, lang: str, path: str | None) -> str:
     src = export_source(func, lang)
     if path:
@@ -213,4 +230,4 @@ def write_export(func: str, lang: str, path: str | None) -> str:
 
 
 __all__ = ["BACKENDS", "LANGS", "determinism", "export_source", "golden_hash",
-           "input_sets", "load", "write_export"]
+           "input_sets", "load", "write_export", "write_golden"]

@@ -10,6 +10,9 @@ tensor in, float32 out) and, for PyTorch and JAX, the helpers the framework lack
   the first exact for the kernels' arguments (|x| within 2^±60), so one rounding in all.
 * PyTorch has no unsigned 32-bit arithmetic: 32-bit integers are int64 tensors holding the exact
   value, wrapped to 32 bits after each operation.
+* XLA on CPU may contract a product and a following sum into an FMA and simplify TwoSum-like
+  sequences: in the JAX module every float32 product goes through an integer xor with a run-time
+  zero, and every arithmetic result through ``lax.optimization_barrier``.
 """
 
 from __future__ import annotations
@@ -134,6 +137,12 @@ def _ldexp(x, e):
 def _f2i(x):
     ok = (x > -2147483904.0) & (x < 2147483648.0)
     return jnp.where(ok, jnp.where(ok, x, 0.0).astype(jnp.int32), jnp.int32(-2**31))
+
+
+def _opaque(v, z):
+    # XLA's LLVM backend may fuse a product into a following add (an FMA); passing the product
+    # through an integer xor with a run-time zero makes that impossible, and changes no bit
+    return lax.bitcast_convert_type(lax.bitcast_convert_type(v, jnp.uint32) ^ z, jnp.float32)
 
 
 def _f32(bits):
@@ -286,7 +295,7 @@ def emit_python(g: Graph, lang: str, header: str) -> str:
     """Source of a module defining ``kernel(x)`` in ``lang`` (numpy, torch, jax)."""
     lines = ['"""' + header + '"""', "", _HELPERS[lang]]
     lines += [_table(k, t, lang) for k, t in g.tables.items()]
-    lines += ["", "", "def _kernel(x):"]
+    lines += ["", "", "def _kernel(x, z=None):" if lang == "jax" else "def _kernel(x):"]
     if lang == "numpy":
         lines.append("    with np.errstate(all='ignore'):")
         indent = "        "
@@ -294,6 +303,8 @@ def emit_python(g: Graph, lang: str, header: str) -> str:
         indent = "    "
     for n in g.nodes:
         expr = _line(g, n, lang)
+        if lang == "jax" and n.op in ("multiply", "square") and n.dtype == "<f4":
+            expr = f"_opaque({expr}, z)"  # no contraction of this product into an FMA
         if lang == "jax" and n.op in _BARRIER:  # XLA must not reassociate TwoSum-like steps
             expr = f"lax.optimization_barrier({expr})"
         lines.append(f"{indent}v{n.id} = {expr}")
@@ -302,7 +313,7 @@ def emit_python(g: Graph, lang: str, header: str) -> str:
         lines += ["", "", "_jitted = jax.jit(_kernel)", "", "",
                   "def kernel(x):",
                   "    with jax.enable_x64(True):",
-                  "        return _jitted(jnp.asarray(x, dtype=jnp.float32))"]
+                  "        return _jitted(jnp.asarray(x, dtype=jnp.float32), jnp.uint32(0))"]
     else:
         lines += ["", "", "kernel = _kernel"]
     return "\n".join(lines) + "\n"

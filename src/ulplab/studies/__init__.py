@@ -13,15 +13,21 @@ from typing import Any
 from rich.table import Table
 
 from ulplab.studies import (
+    calibrate,
     cost_model,
     denormal,
     derivative,
     diagnose,
+    epss,
     fma,
+    inverse,
     quantization,
+    range_scale,
     regression,
     sanity,
     sensitivity,
+    softmax_unit,
+    verify_knots,
 )
 
 Study = Callable[..., dict[str, Any]]
@@ -37,6 +43,12 @@ STUDIES: dict[str, Study] = {
     "sensitivity": sensitivity.sensitivity,
     "cost-model": cost_model.cost_model,
     "sanity": sanity.sanity,
+    "calibrate": calibrate.calibrate,
+    "verify-knots": verify_knots.verify_knots,
+    "inverse": inverse.inverse,
+    "softmax-unit": softmax_unit.softmax_unit,
+    "epss": epss.epss,
+    "range-scale": range_scale.range_scale,
 }
 
 RENDERERS: dict[str, Renderer] = {
@@ -49,6 +61,12 @@ RENDERERS: dict[str, Renderer] = {
     "sensitivity": sensitivity.render,
     "cost-model": cost_model.render,
     "sanity": sanity.render,
+    "calibrate": calibrate.render,
+    "verify-knots": verify_knots.render,
+    "inverse": inverse.render,
+    "softmax-unit": softmax_unit.render,
+    "epss": epss.render,
+    "range-scale": range_scale.render,
 }
 
 
