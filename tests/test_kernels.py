@@ -77,3 +77,19 @@ def test_exp_constants_regenerate():
 def test_exp2_ties_and_exact_powers():
     xs = np.array([-134.0, -133.0, 0.0, 10.0, -149.0, -150.0], np.float32)
     assert list(kexp.exp2(xs)) == [2.0**-134, 2.0**-133, 1.0, 1024.0, 2.0**-149, 2.0**-149]
+
+
+@pytest.mark.parametrize("method", DET, ids=_id)
+def test_float32_faithful_on_a_million_random_patterns(method):
+    from ulplab.analysis.faithful import faithful_check
+
+    res = faithful_check(method.function, method.impl, 1_000_000, seed=21)
+    assert res["unfaithful"] == 0, res
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", DET, ids=_id)
+def test_float32_faithful_on_a_hundred_million_random_patterns(method):
+    from ulplab.analysis.faithful import faithful_check
+
+    assert faithful_check(method.function, method.impl, 100_000_000)["unfaithful"] == 0

@@ -444,6 +444,23 @@ def cmd_determinism(args: argparse.Namespace) -> int:
     return 1 if any(r["mismatches"] for r in res["backends"]) else 0
 
 
+def cmd_faithful(args: argparse.Namespace) -> int:
+    from ulplab.analysis.faithful import faithful_check
+    from ulplab.export import det_kernel
+    from ulplab.report import check_writable, simple_table, write_json
+
+    if args.json:
+        check_writable(args.json)
+    res = faithful_check(args.func, det_kernel(args.func), args.samples, args.seed)
+    _out().print(simple_table(f"{args.func}: float32 results of det on random bit patterns",
+                              ["inputs", "decided by the Arb oracle", "unfaithful", "examples"],
+                              [[res["checked"], res["decided_by_oracle"], res["unfaithful"],
+                                " ".join(res["examples"])]]))
+    if args.json:
+        write_json(args.json, res)
+    return 1 if res["unfaithful"] else 0
+
+
 # ---------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ulplab", description="ULP error of elementwise kernels against a "
@@ -539,6 +556,14 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--lang", required=True, help="c, numpy, torch or jax")
     ex.add_argument("-o", "--output", help="output path (default: standard output)")
     ex.set_defaults(run=cmd_export)
+
+    fa = sub.add_parser("faithful", help="float32 results of a det kernel within 1 ulp, on "
+                        "random bit patterns (10^8 by default)")
+    fa.add_argument("func", help=fn_help)
+    fa.add_argument("--samples", type=int, default=100_000_000)
+    fa.add_argument("--seed", type=int, default=7)
+    fa.add_argument("--json", help="write checked, decided_by_oracle, unfaithful as JSON")
+    fa.set_defaults(run=cmd_faithful)
 
     de = sub.add_parser("determinism", help="bits of the exported kernels on every backend")
     de.add_argument("func", help=fn_help)
