@@ -6,7 +6,8 @@ fma(a, b, c) = round_to_float32(a*b + c), one rounding. Method (all steps exact 
    range of float32 products (2^-298 .. 2^256) lies inside float64's normal range.
 2. s = fl64(p + c) and the exact residual e = (p + c) - s by TwoSum (Knuth), exact in float64.
 3. Round to odd: if e != 0 and s is even, move s one float64 ulp toward e. Now s is the
-   round-to-odd float64 value of p + c.
+   round-to-odd float64 value of p + c. (Only an s on a float32 rounding boundary can be
+   affected, so steps 2-3 run on those elements alone.)
 4. Round s to float32 to nearest-even. Rounding to odd at 53 bits and then to nearest at 24 bits
    (<= 53 - 2) equals one rounding to nearest (Boldo & Melquiond, "Emulation of FMA and correctly
    rounded sums: proved algorithms using rounding to odd", IEEE TC 2008); this holds for float32
@@ -37,14 +38,27 @@ def fma_values(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
         if v.dtype != np.float32:
             raise TypeError(f"fma operand {name} is {v.dtype}, not float32")
     with np.errstate(invalid="ignore", over="ignore"):
-        a64, b64, c64 = (np.asarray(v, dtype=np.float64) for v in (a, b, c))  # exact widening
-        p = a64 * b64
-        s = p + c64
-        bp = s - c64
-        e = (p - bp) + (c64 - (s - bp))  # TwoSum: exact residual
+        a64, b64, c64 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64)
+                                              for v in (a, b, c)))  # exact widening
+        s = a64 * b64 + c64
+        # The odd fix can only change the float32 result where s sits on a float32 rounding
+        # boundary: its low 29 bits are 1 followed by zeros (a midpoint of normal float32
+        # numbers), or s is in float32's subnormal range, where the boundary moves up. Only
+        # those elements take the TwoSum path (a speed-up; the result is the same).
         bits = s.view(np.int64)
-        fix = np.isfinite(s) & (e != 0) & ((bits & 1) == 0)
-        toward_up = (e > 0) == (s > 0)  # away from zero when e has the sign of s
-        s_odd = np.where(toward_up, bits + 1, bits - 1).view(np.float64)
-        s = np.where(fix, s_odd, s)
+        maybe = ((bits & 0x1FFFFFFF) == 0x10000000) | (np.abs(s) < 2.0**-125)
+        idx = np.flatnonzero(maybe)
+        if idx.size:
+            p = a64.ravel()[idx] * b64.ravel()[idx]
+            c = c64.ravel()[idx]
+            t = p + c
+            bp = t - c
+            e = (p - bp) + (c - (t - bp))  # TwoSum: exact residual
+            tb = t.view(np.int64)
+            fix = np.isfinite(t) & (e != 0) & ((tb & 1) == 0)
+            toward_up = (e > 0) == (t > 0)  # away from zero when e has the sign of t
+            odd = np.where(toward_up, tb + 1, tb - 1).view(np.float64)
+            s = s.copy().ravel()
+            s[idx] = np.where(fix, odd, t)
+            s = s.reshape(a64.shape)
         return s.astype(np.float32)
