@@ -453,9 +453,10 @@ def cmd_faithful(args: argparse.Namespace) -> int:
         check_writable(args.json)
     res = faithful_check(args.func, det_kernel(args.func), args.samples, args.seed)
     _out().print(simple_table(f"{args.func}: float32 results of det on random bit patterns",
-                              ["inputs", "decided by the Arb oracle", "unfaithful", "examples"],
+                              ["inputs", "decided by the Arb oracle", "beyond 1 ULP",
+                               "1 ULP, outside the bracket", "examples"],
                               [[res["checked"], res["decided_by_oracle"], res["unfaithful"],
-                                " ".join(res["examples"])]]))
+                                res["outside_bracket"], " ".join(res["examples"])]]))
     if args.json:
         write_json(args.json, res)
     return 1 if res["unfaithful"] else 0
