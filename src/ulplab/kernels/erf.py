@@ -70,7 +70,12 @@ import numpy as np
 from mpmath import mp, mpf
 
 from ulplab.kernels.core import canonical_nan_where, round_to_odd_scaled
-from ulplab.kernels.logistic import _one_minus, exact_parts, exp_neg_parts, tiny_where
+from ulplab.kernels.logistic import (
+    _one_minus,
+    exact_parts,
+    exp_neg_parts,
+    finish_half_x,
+)
 from ulplab.kit import dd_mul, fast_two_sum, fma, lookup, two_prod, two_sum
 
 f32 = np.float32
@@ -328,16 +333,7 @@ def gelu(x: np.ndarray) -> np.ndarray:
         xs = np.where((x > f32(9.0)) & np.isfinite(x), x, xc)
         hi, lo = two_prod(xs, Ph)
         hi, lo = fast_two_sum(hi, lo + xs * Pl)
-        tiny = tiny_where(x)
-        n, e = exact_parts(x)
-        hi = np.where(tiny, n, hi)
-        lo = np.where(tiny, np.abs(n) * f32(2.0**-40), lo)
-        m = np.where(tiny, e - 1, m)
-        out = round_to_odd_scaled(hi, lo, m)
-        out = np.where(x < f32(-14.5), f32(-(2.0**-149)), out)
-        out = np.where(x == np.inf, f32(np.inf), out)
-        out = np.where(x == -np.inf, f32(-0.0), out)
-        return canonical_nan_where(np.isnan(x), out)
+        return finish_half_x(x, hi, lo, m, -14.5)
 
 
 KERNELS = [

@@ -203,16 +203,25 @@ def silu(x: np.ndarray) -> np.ndarray:
         xs = np.where(np.isfinite(x), x, f32(0.0))
         p, pe = two_prod(xs, hi)
         p, pe = fast_two_sum(p, pe + xs * lo)
-        tiny = tiny_where(x)
-        n, e = exact_parts(x)
-        p = np.where(tiny, n, p)
-        pe = np.where(tiny, np.abs(n) * f32(2.0**-40), pe)
-        m = np.where(tiny, e - 1, m)
-        y = round_to_odd_scaled(p, pe, m)
-        y = np.where(x < f32(-110.0), -TINY_SUB, y)
-        y = np.where(x == np.inf, f32(np.inf), y)
-        y = np.where(x == -np.inf, f32(-0.0), y)
-        return canonical_nan_where(np.isnan(x), y)
+        return finish_half_x(x, p, pe, m, -110.0)
+
+
+def finish_half_x(x: np.ndarray, hi: np.ndarray, lo: np.ndarray, m: np.ndarray,
+                  flush_below: float) -> np.ndarray:
+    """The last step of x * F(x) for silu, gelu and gelu_tanh, whose factor F is 1/2 plus a
+    positive multiple of x at 0: round to odd (hi + lo) 2^m; |x| < 2^-30 (on the bits) gives
+    x/2 with a positive rest (x = n 2^e exactly, so no subnormal operand); x < flush_below gives
+    the negative odd tiny value; +inf -> +inf, -inf -> -0, NaN -> the canonical NaN."""
+    tiny = tiny_where(x)
+    n, e = exact_parts(x)
+    hi = np.where(tiny, n, hi)
+    lo = np.where(tiny, np.abs(n) * f32(2.0**-40), lo)
+    m = np.where(tiny, e - 1, m)
+    y = round_to_odd_scaled(hi, lo, m)
+    y = np.where(x < f32(flush_below), -TINY_SUB, y)
+    y = np.where(x == np.inf, f32(np.inf), y)
+    y = np.where(x == -np.inf, f32(-0.0), y)
+    return canonical_nan_where(np.isnan(x), y)
 
 
 def log1p_parts(h: np.ndarray, lw: np.ndarray,

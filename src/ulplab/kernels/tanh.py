@@ -52,7 +52,13 @@ import numpy as np
 from mpmath import mp, mpf
 
 from ulplab.kernels.core import canonical_nan_where, round_to_odd_scaled
-from ulplab.kernels.logistic import _one_minus, exact_parts, sigmoid_neg_parts, tiny_where
+from ulplab.kernels.logistic import (
+    _one_minus,
+    exact_parts,
+    finish_half_x,
+    sigmoid_neg_parts,
+    tiny_where,
+)
 from ulplab.kit import dd_add, dd_mul, fast_two_sum, fma, two_prod
 
 f32 = np.float32
@@ -155,16 +161,7 @@ def gelu_tanh(x: np.ndarray) -> np.ndarray:
         oh, ol = two_prod(xs, sh)
         oh, ol = fast_two_sum(oh, ol + xs * sl)
         hi, lo = np.where(over, oh, hi), np.where(over, ol, lo)
-        tiny = tiny_where(x)
-        n, e = exact_parts(x)
-        hi = np.where(tiny, n, hi)
-        lo = np.where(tiny, np.abs(n) * f32(2.0**-40), lo)
-        m = np.where(tiny, e - 1, m)
-        y = round_to_odd_scaled(hi, lo, m)
-        y = np.where(x < f32(-11.0), f32(-(2.0**-149)), y)
-        y = np.where(x == np.inf, f32(np.inf), y)
-        y = np.where(x == -np.inf, f32(-0.0), y)
-        return canonical_nan_where(np.isnan(x), y)
+        return finish_half_x(x, hi, lo, m, -11.0)
 
 
 KERNELS = [
