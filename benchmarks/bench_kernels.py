@@ -6,6 +6,8 @@
 [1e-30, 1e30] log-uniform for log, [-100, 100] for sin/cos, [-8, 8] for the activations);
 median of several runs; the peer is measured in the same run on the same array: NumPy's ufunc
 where one exists (exp, exp2, log, log2, sin, cos, tanh), otherwise the textbook float32 formula.
+Columns: the NumPy kernel (whole-array passes, emulated FMA), its C export (``ulplab export
+--lang c``, one scalar loop, -O2 -ffp-contract=off) and the peer, in millions of elements/s.
 """
 
 from __future__ import annotations
@@ -41,17 +43,22 @@ def main() -> None:
         "sin": rng.uniform(-100, 100, n), "cos": rng.uniform(-100, 100, n),
     }
     act = rng.uniform(-8, 8, n)
-    print(f"{'function':<10} {'det Melem/s':>12} {'peer Melem/s':>13} {'det/peer time':>14}  peer")
+    from ulplab.export import load
+
+    print(f"{'function':<10} {'det Melem/s':>12} {'C export':>9} {'peer Melem/s':>13} "
+          f"{'det/peer time':>14}  peer")
     for func in ("exp", "exp2", "log", "log2", "sin", "cos", "tanh", "sigmoid", "softplus",
                  "silu", "erf", "gelu", "gelu_tanh"):
         x = ranges.get(func, act).astype(np.float32)
         det = get_method(func, "det")
         peer = get_method(func, "f32-naive")
+        c_kernel = load(func, "c")
         with np.errstate(all="ignore"):
             t_det = _median(det, x, args.runs)
+            t_c = _median(c_kernel, x, args.runs)
             t_peer = _median(peer, x, args.runs)
-        print(f"{func:<10} {n / t_det / 1e6:12.1f} {n / t_peer / 1e6:13.1f} {t_det / t_peer:14.1f}"
-              f"  {peer.idea.split(': ', 1)[-1]}")
+        print(f"{func:<10} {n / t_det / 1e6:12.1f} {n / t_c / 1e6:9.1f} {n / t_peer / 1e6:13.1f} "
+              f"{t_det / t_peer:14.1f}  {peer.idea.split(': ', 1)[-1]}")
 
 
 if __name__ == "__main__":
