@@ -28,7 +28,7 @@ import numpy as np
 from mpmath import mp, mpf
 
 from ulplab.formats import Format, all_patterns, get_format, is_finite, to_values
-from ulplab.oracle.workers import worker_count
+from ulplab.oracle.workers import pool_context, worker_count
 
 MAX_PRECISION = 4096
 
@@ -186,7 +186,7 @@ def crosscheck_table(name: str, fmt: Format | str, workers: int = 0) -> np.ndarr
             s, r = _chunk(*t)
             out[s:s + len(r)] = r
     else:
-        with ProcessPoolExecutor(max_workers=n) as pool:
+        with ProcessPoolExecutor(max_workers=n, mp_context=pool_context()) as pool:
             for s, r in pool.map(_chunk, *zip(*tasks, strict=True)):
                 out[s:s + len(r)] = r
     return out.astype(fmt.uint)
