@@ -15,6 +15,7 @@ Traps covered, each by name:
 """
 
 import json
+import re
 import shutil
 import subprocess
 from importlib import resources
@@ -116,6 +117,9 @@ def test_export_header_and_cli(tmp_path, capsys):
     out = tmp_path / "k.py"
     assert main(["export", "tanh", "--lang", "torch", "-o", str(out)]) == 0
     assert "import torch" in out.read_text() and "import numpy" not in out.read_text()
+    jax_src = export_source("tanh", "jax")
+    assert "import jax" in jax_src and "import numpy" not in jax_src
+    assert not re.search(r"(?<![j\w])np\.", jax_src)
     assert main(["export", "tanh", "--lang", "rust"]) == 2
     assert "unknown language 'rust'; valid: c, numpy, torch, jax" in capsys.readouterr().err
     j = tmp_path / "d.json"

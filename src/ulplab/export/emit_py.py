@@ -105,7 +105,6 @@ def _f32(bits):
 ''',
     "jax": '''import jax
 import jax.numpy as jnp
-import numpy as np
 from jax import lax
 
 F32 = jnp.float32
