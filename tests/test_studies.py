@@ -198,8 +198,8 @@ def test_renderers_and_json(tmp_path):
 
 
 def test_cli_study_subcommand(tmp_path, capsys):
+    from ulplab.cli.study import add_parser
     from ulplab.errors import UsageError
-    from ulplab.studies.cli import add_parser
 
     parser = argparse.ArgumentParser(prog="ulplab")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -220,3 +220,10 @@ def test_diagnose_on_float8_reads_unrepresentable_points():
     first = res["inputs"][0]
     assert first["read_as"] is not None
     assert first["hex"] == f"0x{int(round_to_format(np.array([-7.65625]), fmt)[0]):02x}"
+
+
+def test_study_names_in_the_parser_match_the_registry():
+    from ulplab.cli.study import NAMES
+    from ulplab.studies import STUDIES
+
+    assert tuple(STUDIES) == NAMES

@@ -16,6 +16,7 @@ from typing import NoReturn
 import numpy as np
 
 from ulplab import __version__
+from ulplab.cli.study import add_parser as add_study_parser
 from ulplab.errors import UsageError
 from ulplab.formats import (
     EXHAUSTIVE_FORMATS,
@@ -33,7 +34,6 @@ from ulplab.formats import (
     to_values,
 )
 from ulplab.functions import FUNCTIONS, get_function
-from ulplab.studies.cli import add_parser as add_study_parser
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,7 +1,7 @@
 """Analysis studies of the GELU methods: the seed research's analysis modes, one module each.
 
 ``STUDIES[name](fmt, **options)`` returns a JSON-able dict of results; ``RENDERERS[name](result)``
-turns it into rich tables. ``ulplab study NAME`` (``studies.cli``) runs them from the command
+turns it into rich tables. ``ulplab study NAME`` (``ulplab.cli.study``) runs them from the command
 line; ``all`` runs every one.
 """
 
