@@ -196,3 +196,11 @@ def test_guard_checks_array_functions_too():
     assert run_guarded(lambda v: np.where(v > 0, v, 0.5 * v), x).dtype == f32
     with pytest.raises(GuardViolation, match="where"):
         run_guarded(lambda v: np.where(v > 0, v, np.zeros(v.shape)), x)
+
+
+def test_f32hex_accepts_only_float32_values():
+    from ulplab.kit import f32hex
+
+    assert f32hex("0x1.62e43p-1") == np.float32(float.fromhex("0x1.62e43p-1"))
+    with pytest.raises(ValueError, match="not a float32 value"):
+        f32hex("0x1.62e42fefa39efp-1")  # ln 2 in double: not a float32

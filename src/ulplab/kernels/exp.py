@@ -39,12 +39,12 @@ from mpmath import mp, mpf
 
 from ulplab.kernels.core import canonical_nan_where, round_to_odd_scaled, tiny_magnitude
 from ulplab.kit import fast_two_sum, fma, lookup, two_prod, two_sum
+from ulplab.kit.ops import f32hex
 
 f32 = np.float32
 
 
-def _h(s: str) -> np.float32:
-    return f32(float.fromhex(s))
+_h = f32hex  # exact hex literal -> float32
 
 
 INV_LN2_64 = _h("0x1.715476p+6")  # 64/ln 2 rounded to float32

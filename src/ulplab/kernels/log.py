@@ -57,12 +57,12 @@ from mpmath import mp, mpf
 
 from ulplab.kernels.core import canonical_nan_where, round_to_odd
 from ulplab.kit import dd_mul, fast_two_sum, fma, lookup, two_prod, two_sum
+from ulplab.kit.ops import f32hex
 
 f32 = np.float32
 
 
-def _h(s: str) -> np.float32:
-    return f32(float.fromhex(s))
+_h = f32hex  # exact hex literal -> float32
 
 
 OFF = 0x3F338000  # encoding where interval 0 starts; 1.0 = OFF + 76 * 2^16 + 2^15

@@ -60,12 +60,12 @@ from ulplab.kernels.logistic import (
     tiny_where,
 )
 from ulplab.kit import dd_add, dd_mul, fast_two_sum, fma, two_prod
+from ulplab.kit.ops import f32hex
 
 f32 = np.float32
 
 
-def _h(s: str) -> np.float32:
-    return f32(float.fromhex(s))
+_h = f32hex  # exact hex literal -> float32
 
 
 THIRD_HI = _h("0x1.555556p-2")  # 1/3 rounded to float32

@@ -64,6 +64,7 @@ from mpmath import mp, mpf
 
 from ulplab.kernels.core import canonical_nan_where, round_to_odd, tiny_magnitude
 from ulplab.kit import dd_mul, fast_two_sum, lookup, two_prod, two_sum
+from ulplab.kit.ops import f32hex
 
 f32 = np.float32
 u32 = np.uint32
@@ -72,8 +73,7 @@ Parts = tuple[Pair, Pair, Pair, Pair]  # S_a, C_a, u, v of steps 4 and 5
 Prepared = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Parts]
 
 
-def _h(s: str) -> np.float32:
-    return f32(float.fromhex(s))
+_h = f32hex  # exact hex literal -> float32
 
 
 TWO_OVER_PI = _h("0x1.45f306p-1")  # 2/pi rounded to float32

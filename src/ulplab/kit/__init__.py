@@ -12,6 +12,7 @@ from ulplab.kit.ops import (
     dd_add,
     dd_mul,
     estrin,
+    f32hex,
     fast_two_sum,
     frexp,
     from_bits,
@@ -24,5 +25,5 @@ from ulplab.kit.ops import (
 )
 
 __all__ = ["ARITHMETIC_UFUNCS", "Float32Guard", "GuardViolation", "bits_of", "dd_add", "dd_mul",
-           "estrin", "fast_two_sum", "fma", "frexp", "from_bits", "horner", "ldexp", "lookup",
-           "rint", "run_guarded", "two_prod", "two_sum"]
+           "estrin", "f32hex", "fast_two_sum", "fma", "frexp", "from_bits", "horner", "ldexp",
+           "lookup", "rint", "run_guarded", "two_prod", "two_sum"]

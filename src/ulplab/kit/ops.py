@@ -17,6 +17,16 @@ from ulplab.kit.fma import fma
 f32 = np.float32
 
 
+def f32hex(literal: str) -> np.float32:
+    """A float32 constant from its exact hex literal: f32hex("0x1.62e43p-1") (the literal must be
+    a float32 value; the conversion is exact)."""
+    v = float.fromhex(literal)
+    out = f32(v)
+    if float(out) != v:
+        raise ValueError(f"{literal} is not a float32 value")
+    return out
+
+
 def bits_of(x: np.ndarray) -> np.ndarray:
     """The uint32 encoding of float32 values (a view, no conversion)."""
     x = np.asanyarray(x)

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.registry import Claim, Method, register
@@ -50,8 +51,7 @@ from ulplab.methods.registry import Claim, Method, register
 f32 = np.float32
 
 
-def _h(s: str) -> np.float32:
-    return f32(float.fromhex(s))
+_h = f32hex  # exact hex literal -> float32
 
 
 SQRT_2_OVER_PI = _h("0x1.988454p-1")  # sqrt(2/pi) = 2/sqrt(pi) / sqrt(2), rounded to float32

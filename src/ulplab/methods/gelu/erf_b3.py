@@ -42,6 +42,7 @@ import math
 import numpy as np
 
 from ulplab.kit import fma, horner
+from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.registry import Claim, Method, register
@@ -49,8 +50,7 @@ from ulplab.methods.registry import Claim, Method, register
 f32 = np.float32
 
 
-def _h(s: str) -> np.float32:
-    return f32(float.fromhex(s))
+_h = f32hex  # exact hex literal -> float32
 
 
 INV_SQRT2 = _h("0x1.6a09e6p-1")  # 1/sqrt(2) rounded to float32

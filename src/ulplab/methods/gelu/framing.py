@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.registry import Claim
@@ -25,8 +26,7 @@ f32 = np.float32
 ArrayFn = Callable[[np.ndarray], np.ndarray]
 
 
-def _h(s: str) -> np.float32:
-    return f32(float.fromhex(s))
+_h = f32hex  # exact hex literal -> float32
 
 
 # ---------------------------------------------------------------------------------------------

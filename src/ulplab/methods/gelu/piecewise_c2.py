@@ -31,6 +31,7 @@ import itertools
 import numpy as np
 
 from ulplab.kit import fma
+from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu.framing import (
     TAIL_OPS,
     add_ops,
@@ -44,8 +45,7 @@ from ulplab.methods.registry import Method, register
 f32 = np.float32
 
 
-def _h(s: str) -> np.float32:
-    return f32(float.fromhex(s))
+_h = f32hex  # exact hex literal -> float32
 
 
 C2_EDGES = (-3.5, -2.25, 0.0, 1.5, 3.0)

@@ -75,6 +75,7 @@ import mpmath
 import numpy as np
 
 from ulplab.kit import fma, horner
+from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu.framing import (
     TAIL_OPS,
     ArrayFn,
@@ -90,8 +91,7 @@ from ulplab.methods.registry import Method, register
 f32 = np.float32
 
 
-def _h(s: str) -> np.float32:
-    return f32(float.fromhex(s))
+_h = f32hex  # exact hex literal -> float32
 
 
 # ---------------------------------------------------------------------------------------------

@@ -29,14 +29,14 @@ from __future__ import annotations
 import numpy as np
 
 from ulplab.kit import fma, horner
+from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu.framing import TAIL_OPS, add_ops, lawson, make_kernel, measured, phi64
 from ulplab.methods.registry import Method, register
 
 f32 = np.float32
 
 
-def _h(s: str) -> np.float32:
-    return f32(float.fromhex(s))
+_h = f32hex  # exact hex literal -> float32
 
 
 # fit_r1(3.5, 9): a1, a3, a5, a7, a9 rounded to float32

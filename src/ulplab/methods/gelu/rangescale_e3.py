@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ulplab.kit import fma, horner
+from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu.erf_b3 import _CORE_OPS as B3_OPS
 from ulplab.methods.gelu.erf_b3 import phi_b3
 from ulplab.methods.gelu.framing import TAIL_OPS, add_ops, lawson, make_kernel, measured, phi64
@@ -38,8 +39,7 @@ from ulplab.methods.registry import Method, register
 f32 = np.float32
 
 
-def _h(s: str) -> np.float32:
-    return f32(float.fromhex(s))
+_h = f32hex  # exact hex literal -> float32
 
 
 E3_SCALE = 0.5  # v = x/2: the seed's s = 2, exact

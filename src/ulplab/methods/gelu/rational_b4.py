@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ulplab.kit import fma, horner
+from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu import erf_b3, tail
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.registry import Claim, Method, register
@@ -36,8 +37,7 @@ from ulplab.methods.registry import Claim, Method, register
 f32 = np.float32
 
 
-def _h(s: str) -> np.float32:
-    return f32(float.fromhex(s))
+_h = f32hex  # exact hex literal -> float32
 
 
 # erf(z) ~ z P(z^2)/Q(z^2) on [0, 1]: tanh_r4.fit_odd_rational(erf, 1.0, 2, 2, n=3000,

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ulplab.kit import fma, horner
+from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu.framing import (
     TAIL_OPS,
     add_ops,
@@ -39,8 +40,7 @@ from ulplab.methods.registry import Method, register
 f32 = np.float32
 
 
-def _h(s: str) -> np.float32:
-    return f32(float.fromhex(s))
+_h = f32hex  # exact hex literal -> float32
 
 
 # fit_r2(limit=3.5, n=3, m=3, points=3000), each coefficient rounded to float32

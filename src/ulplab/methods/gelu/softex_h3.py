@@ -31,6 +31,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ulplab.kit import fma, ldexp
+from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu.framing import TAIL_OPS, add_ops, make_kernel, measured
 from ulplab.methods.gelu.tail import LN2_HI, LN2_LO, LOG2E, where32
 from ulplab.methods.registry import Method, register
@@ -38,8 +39,7 @@ from ulplab.methods.registry import Method, register
 f32 = np.float32
 
 
-def _h(s: str) -> np.float32:
-    return f32(float.fromhex(s))
+_h = f32hex  # exact hex literal -> float32
 
 
 SQRT_2_OVER_PI = _h("0x1.988454p-1")  # sqrt(2/pi) rounded to float32 (Hendrycks & Gimpel)

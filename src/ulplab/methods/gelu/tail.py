@@ -31,12 +31,12 @@ import mpmath
 import numpy as np
 
 from ulplab.kit import fma, horner, ldexp
+from ulplab.kit.ops import f32hex
 
 f32 = np.float32
 
 
-def _h(s: str) -> np.float32:
-    return f32(float.fromhex(s))
+_h = f32hex  # exact hex literal -> float32
 
 
 LOG2E = _h("0x1.715476p+0")    # 1/ln 2 rounded to float32

@@ -73,14 +73,14 @@ from __future__ import annotations
 import numpy as np
 
 from ulplab.kit import fma, horner
+from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.registry import Claim, Method, register
 
 f32 = np.float32
 
 
-def _h(s: str) -> np.float32:
-    return f32(float.fromhex(s))
+_h = f32hex  # exact hex literal -> float32
 
 
 # ---------------------------------------------------------------------------------------------
