@@ -11,7 +11,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from ulplab.methods import methods_for
+from ulplab.methods import get_method, methods_for
 from ulplab.methods.gelu import erf_b3, lut_r5, tail, tt
 
 f32 = np.float32
@@ -69,14 +69,14 @@ def test_lut16_decoding_rules():
 
 def test_tt_fast_values():
     x = np.array([1.0, -1.0, 2.0, -3.0, -100.0, 3.0, 1e30], dtype=f32)
-    y = tt.tt_fast(x)
+    y = get_method("gelu", "TT Fast")(x)
     assert y[0] == f32(0.5) + (f32(0.61865234375) - f32(0.279541015625))
     assert abs(y[0] - 0.839111) < 1e-6 and abs(y[1] + 0.160889) < 1e-6
     assert abs(y[2] - 1.960693) < 1e-6
     assert y[3] == 0 and y[4] == 0  # 0.5x + 0.5|x|: the top segment flushes negatives to 0
     assert y[5] == 3.0 and y[6] == f32(1e30)
     # no x==0 branch in the kernel: at 0 it returns the first intercept
-    assert tt.tt_fast(np.zeros(1, f32))[0] == tt.TT_FAST_INTERCEPTS[0]
+    assert get_method("gelu", "TT Fast")(np.zeros(1, f32))[0] == tt.TT_FAST_INTERCEPTS[0]
 
 
 # --- TT Accurate ---------------------------------------------------------------------------------
@@ -91,7 +91,7 @@ def test_tt_accurate_coefficients_are_the_source_literals_in_float32():
 
 def test_tt_accurate_values():
     x = np.array([1.0, -1.0, -5.5, -5.50001, 3.0, 2.99, 1e-30, -1e-30], dtype=f32)
-    y = tt.tt_accurate(x)
+    y = get_method("gelu", "TT Accurate")(x)
     assert abs(y[0] - 0.841537) < 2e-6 and abs(y[1] + 0.158817) < 2e-6
     # at -5.5 the terms reach about 230 and cancel to 3e-4: float32 FMA Horner (-3.14e-4) is
     # within float32 rounding of float64 Horner on the same float32 coefficients (-3.64e-4)

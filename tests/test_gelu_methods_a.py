@@ -24,6 +24,7 @@ from ulplab.methods.gelu import (
     tail,
     tanh_r4,
 )
+from ulplab.methods.params import evaluate_poly
 
 f32 = np.float32
 NAMES = ["F3 Pure", "F3 CF Erf", "R4 Pure", "R4 Tanh", "C1 Pure", "C1 Spline", "E4 Hermite",
@@ -93,7 +94,7 @@ def test_cf_truncation_is_below_float32_rounding():
 
 def test_cf_phi_values():
     x = np.array([0.0, -0.5, -2.0, -2.5, 2.5, -8.0], dtype=f32)
-    got = cf_f3.phi_cf(x).astype(np.float64)
+    got = cf_f3.phi_cf(x, get_method("gelu", "F3 Pure").params).astype(np.float64)
     exact = [float(tail.phi_cdf_exact(float(v))) for v in x]
     assert got[0] == 0.5
     # x = -2 uses 1/2 - erf/2: Phi(-2) = 0.023, about 5 bits of cancellation
@@ -111,7 +112,7 @@ def test_tanh_rational_regenerates():
 
 def test_tanh_rational_accuracy_and_saturation():
     z = np.linspace(0.0, 12.0, 4801, dtype=f32)
-    t = tanh_r4.tanh_rational(z).astype(np.float64)
+    t = tanh_r4.tanh_rational(z, get_method("gelu", "R4 Pure").params).astype(np.float64)
     assert np.max(np.abs(t - np.tanh(z.astype(np.float64)))) < 2e-5  # 1 - tanh(6) beyond 6
     assert np.max(np.abs(t - np.tanh(z.astype(np.float64)))[z < 6]) < 2.5e-7  # fit 2.2e-8 + float32
     assert np.all(t <= 1.0) and np.all(np.diff(t) >= -3e-7)  # monotone up to float32 rounding
@@ -153,11 +154,11 @@ def test_spline_values_at_knots(spline):
 @pytest.mark.parametrize("coeffs", [blend_e4.SMOOTHSTEP, blend_e4.SMOOTHERSTEP])
 def test_blend_weights(coeffs):
     t = np.array([0.0, 0.5, 1.0], dtype=f32)
-    assert blend_e4.blend_weight(t, coeffs).tolist() == [0.0, 0.5, 1.0]
+    assert evaluate_poly("horner-fma", t, coeffs).tolist() == [0.0, 0.5, 1.0]
     d = np.polynomial.polynomial.polyder(np.array(coeffs, float))
     assert np.polynomial.polynomial.polyval(0.0, d) == 0 == np.polynomial.polynomial.polyval(1, d)
     tt = np.linspace(0, 1, 101, dtype=f32)
-    assert np.all(np.diff(blend_e4.blend_weight(tt, coeffs)) >= 0)
+    assert np.all(np.diff(evaluate_poly("horner-fma", tt, coeffs)) >= 0)
 
 
 def test_blend_is_core_and_tail_at_the_window_ends():
@@ -192,11 +193,11 @@ def test_quadrature_truncation():
 
 def test_quadrature_deep_tail_has_no_overflow():
     x = np.array([-13.5, -20.0, -1e19, -3e19], dtype=f32)
-    y = quadrature_f2.gelu_quadrature(x)
+    y = get_method("gelu", "F2 Quadrature")(x)
     assert y[0] < 0 and y[0] > -1e-38
     assert np.all(y[1:] == 0) and np.all(np.signbit(y))
     exact = float(mpmath.mpf(-13.0) * mpmath.erfc(13 / mpmath.sqrt(2)) / 2)
-    got = float(quadrature_f2.gelu_quadrature(np.array([-13.0], dtype=f32))[0])
+    got = float(get_method("gelu", "F2 Quadrature")(np.array([-13.0], dtype=f32))[0])
     assert abs(got / exact - 1) < 1e-4
 
 
@@ -221,12 +222,13 @@ def segment_steps_expected():
 
 def test_d4_interpolation_meets_tolerance():
     x = np.linspace(-3.5, 0.0, 2001, dtype=f32)
-    got = lut_d4.phi_d4(x).astype(np.float64)
+    got = lut_d4.phi_d4(x, get_method("gelu", "D4 Non-uniform").params).astype(np.float64)
     exact = np.array([float(tail.phi_cdf_exact(float(v))) for v in x])
     assert np.max(np.abs(got / exact - 1)) < lut_d4.LUT_TOL + 1e-6
     # at the knots the table values themselves
     kn = np.array(lut_d4.KNOTS, dtype=f32)
-    np.testing.assert_array_equal(lut_d4.phi_d4(kn), lut_d4.TABLE)
+    p = get_method("gelu", "D4 Non-uniform").params
+    np.testing.assert_array_equal(lut_d4.phi_d4(kn, p), lut_d4.TABLE)
 
 
 # --- B4: rational erf --------------------------------------------------------------------------
@@ -241,7 +243,7 @@ def test_b4_rational_regenerates():
 
 def test_b4_phi_values():
     x = np.array([0.0, -0.5, -1.4, 1.4, -1.5, -5.0], dtype=f32)
-    got = rational_b4.phi_b4(x).astype(np.float64)
+    got = rational_b4.phi_b4(x, get_method("gelu", "B4 Rational").params).astype(np.float64)
     exact = [float(tail.phi_cdf_exact(float(v))) for v in x]
     assert got[0] == 0.5
     np.testing.assert_allclose(got, exact, rtol=3e-5)
@@ -257,7 +259,8 @@ def test_d3_table_and_correction():
     np.testing.assert_array_equal(c3, lut_d3.CORR_C3)
     # the correction vanishes at the knots: Phi there is the table value
     x = np.arange(-4.0, 4.0, 0.25, dtype=f32)
-    np.testing.assert_array_equal(lut_d3.phi_d3(x), lut_d3.TABLE[:-1])
+    p = get_method("gelu", "D3 LUT+Corr").params
+    np.testing.assert_array_equal(lut_d3.phi_d3(x, p), lut_d3.TABLE[:-1])
     # C2 follows the curvature: -Phi''(mid) h^2 / 2 = mid phi(mid) h^2/2, sign of the midpoint
     mids = -4.0 + 0.25 * (np.arange(32) + 0.5)
     assert np.all(np.sign(lut_d3.CORR_C2) == np.sign(mids))

@@ -19,4 +19,4 @@ for _info in sorted(pkgutil.iter_modules(ulplab.kernels.__path__), key=lambda m:
     _mod = importlib.import_module(f"ulplab.kernels.{_info.name}")
     for _k in getattr(_mod, "KERNELS", ()):
         register(Method(_k["function"], "det", "deterministic", _k["idea"], _k["impl"],
-                        ops=_k["ops"], table_bytes=_k["table_bytes"], claims=EXACT))
+                        table_bytes=_k["table_bytes"], claims=EXACT))

@@ -7,14 +7,19 @@ returns arrays of the format's own dtype (a native bfloat16 kernel, say).
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from ulplab.errors import unknown_choice
 from ulplab.functions import get_function
+from ulplab.kit.count import count_ops
+from ulplab.methods.params import Params
 
 ArrayFn = Callable[[np.ndarray], np.ndarray]
 
@@ -37,14 +42,43 @@ class Method:
     takes: str = "float32"
     library_calls: tuple[str, ...] = ()
     """Library functions the method calls (empty for arithmetic-only methods)."""
-    ops: dict[str, int] = field(default_factory=dict)
-    """Operation counts by kind per element on the main path (mul, add, div, sqrt, cmp, ...)."""
     table_bytes: int = 0
     claims: dict[str, Claim] = field(default_factory=dict)
     """Measured max/mean ULP per format name (nearest-even oracle, IEEE denormals)."""
+    params: Params | None = field(default=None, repr=False, compare=False)
+    """Declared parameters (coefficients, thresholds, tables, evaluation scheme), if built."""
+    build: Callable[[Params], ArrayFn] | None = field(default=None, repr=False, compare=False)
+    """build(params) -> impl; ``impl`` is ``build(params)`` for a built method."""
+    seed: dict[str, int] = field(default_factory=dict, compare=False)
+    """The seed research's published max ULP per format (its results table), where it has one."""
+    note: str = ""
+    """Why this method differs from the seed's figure, or what it changes from the seed's."""
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         return self.impl(x)
+
+    @functools.cached_property
+    def ops(self) -> dict[str, int]:
+        """Operations per element by kind, traced from a call (``kit.count.count_ops``)."""
+        if self.takes != "float32":
+            return {}
+        return count_ops(self.impl)
+
+    def rebuild(self, **changes: Any) -> Method:
+        """This method built from its parameters with some changed (the registered one is not
+        touched); the result carries no claims (they were measured for the registered
+        parameters)."""
+        if self.params is None or self.build is None:
+            raise ValueError(f"method {self.name!r} declares no parameters to rebuild from")
+        p = self.params.replace(**changes)
+        return dataclasses.replace(self, impl=self.build(p), params=p, claims={})
+
+
+def built(function: str, name: str, family: str, idea: str,
+          build: Callable[[Params], ArrayFn], params: Params, **fields: Any) -> Method:
+    """A Method made by ``build(params)`` that keeps both (register it with ``register``)."""
+    return Method(function, name, family, idea, build(params), params=params, build=build,
+                  **fields)
 
 
 _REGISTRY: dict[str, dict[str, Method]] = {}

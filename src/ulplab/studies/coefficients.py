@@ -1,85 +1,62 @@
-"""Polynomial coefficient tuples of the GELU modules, and the methods that read them.
+"""The coefficient tuples the GELU methods declare, and methods rebuilt with other values.
 
-Used by the quantization and sensitivity studies. A coefficient tuple is a module-level tuple of
-at least two numbers whose name says it holds polynomial coefficients (``*COEFFS*``,
-``*TAYLOR*``, ``*_P``, ``*_Q``, ``ASYMPTOTIC``, ``SMOOTH*``). Kernels read these constants at
-call time (``horner(s, TANH_P)``), so replacing the module attribute for the duration of a sweep
-rebuilds the method with other coefficients and nothing else changed. A constant captured when
-the module was imported (a closure or default argument) cannot be reached that way: the probe
-(every coefficient scaled by 1 + 2^-3) finds which methods actually read a tuple.
+Used by the quantization and sensitivity studies. A coefficient tuple is a parameter of kind
+``coeffs`` of a method (``Method.params``): its own polynomial or rational coefficients and those
+of the shared pieces it uses (the exp's Taylor coefficients ``EXP_TAYLOR``, the asymptotic
+series ``ASYMPTOTIC``). It is named ``"METHOD: PARAM"`` (e.g. ``"R4 Pure: TANH_P"``). A study
+changes a tuple by ``Method.rebuild(PARAM=values)``: a new kernel built from the changed
+parameters, the registered method untouched, so nothing can escape the change.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from types import ModuleType
 
 import numpy as np
 
-from ulplab.formats import all_patterns, get_format
+from ulplab.errors import UsageError
 from ulplab.methods import Method
-from ulplab.studies.common import (
-    gelu_methods,
-    gelu_modules,
-    got_bits,
-    module_of,
-    patched,
-    short_module,
-)
+from ulplab.studies.common import gelu_methods
 
-_COEFF_NAME = re.compile(r"(COEFFS|TAYLOR|_P$|_Q$|^ASYMPTOTIC$|SMOOTH)")
-SHARED_USER = "B3 Pure"
-"""The method measured for tuples of a module that registers no method (``tail``)."""
+LABEL_SEPARATOR = ": "
 
 
 @dataclass(frozen=True)
 class CoeffTuple:
-    module: ModuleType
+    method: Method
     name: str
-    values: tuple[float, ...]
+
+    @property
+    def values(self) -> tuple[float, ...]:
+        assert self.method.params is not None
+        return tuple(float(v) for v in self.method.params[self.name])
 
     @property
     def label(self) -> str:
-        return f"{short_module(self.module)}.{self.name}"
+        return f"{self.method.name}{LABEL_SEPARATOR}{self.name}"
+
+    def rebuilt(self, values: Sequence[float]) -> Method:
+        """The method built with this tuple replaced by ``values`` (rounded to float32)."""
+        return self.method.rebuild(**{self.name: tuple(values)})
 
 
-def coefficient_tuples() -> list[CoeffTuple]:
-    out = []
-    for mod in gelu_modules():
-        for name, v in vars(mod).items():
-            if (name.isupper() and _COEFF_NAME.search(name) and isinstance(v, tuple)
-                    and len(v) >= 2 and all(isinstance(e, float | int | np.floating)
-                                            for e in v)):
-                out.append(CoeffTuple(mod, name, tuple(float(e) for e in v)))
-    return out
+def coefficient_tuples(methods: Sequence[str] | None = None) -> list[CoeffTuple]:
+    """Every coefficient tuple of the named GELU methods (all built methods when None)."""
+    return [CoeffTuple(m, name) for m in gelu_methods(methods) if m.params is not None
+            for name in m.params.names("coeffs")]
 
 
 def find_tuple(label: str) -> CoeffTuple:
-    for c in coefficient_tuples():
-        if c.label == label or c.name == label:
-            return c
-    raise ValueError(f"no coefficient tuple {label!r}; valid: "
+    """The tuple named ``"METHOD: PARAM"``."""
+    method, sep, name = label.partition(LABEL_SEPARATOR)
+    if sep:
+        for c in coefficient_tuples([method]):
+            if c.name == name:
+                return c
+    raise UsageError(f"no coefficient tuple {label!r}; valid: "
                      + ", ".join(c.label for c in coefficient_tuples()))
 
 
 def as_float32_tuple(values: np.ndarray | tuple[float, ...]) -> tuple[np.float32, ...]:
     return tuple(np.float32(v) for v in values)
-
-
-def users(c: CoeffTuple, sample: int = 4096) -> list[Method]:
-    """Methods of the tuple's module (or ``SHARED_USER``) whose results change when every
-    coefficient is scaled by 1 + 2^-3, on a spread sample of bfloat16 inputs."""
-    cands = [m for m in gelu_methods() if module_of(m) is c.module]
-    if not cands:
-        cands = gelu_methods([SHARED_USER])
-    fmt = get_format("bfloat16")
-    bits = all_patterns(fmt)[:: max(fmt.n_patterns // sample, 1)]
-    base = {m.name: got_bits(m, fmt, bits) for m in cands}
-    probe = as_float32_tuple(np.array(c.values) * (1 + 2.0**-3))
-    found = []
-    with patched(c.module, c.name, probe):
-        for m in cands:
-            if not np.array_equal(got_bits(m, fmt, bits), base[m.name]):
-                found.append(m)
-    return found

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
-import inspect
 import pkgutil
 from collections.abc import Iterator, Sequence
 from types import ModuleType
@@ -51,31 +50,14 @@ def gelu_methods(names: Sequence[str] | None = None) -> list[Method]:
     return methods_for(FUNCTION)
 
 
-# ------------------------------------------------------------------ methods and their modules
+# ------------------------------------------------------------------ the method modules
 @functools.lru_cache(maxsize=1)
 def gelu_modules() -> tuple[ModuleType, ...]:
+    """The modules of ``ulplab.methods.gelu`` (read by the studies of their tables and knots)."""
     import ulplab.methods.gelu as pkg
 
     names = sorted(m.name for m in pkgutil.iter_modules(pkg.__path__))
     return tuple(importlib.import_module(f"{pkg.__name__}.{n}") for n in names)
-
-
-@functools.lru_cache(maxsize=256)
-def _module_source(mod: ModuleType) -> str:
-    try:
-        return inspect.getsource(mod)
-    except (OSError, TypeError):
-        return ""
-
-
-def module_of(method: Method) -> ModuleType | None:
-    """The GELU module that registers ``method``: the one whose source names it as a literal
-    (``Method("gelu", "R5 Pure", ...)`` or a variants table); None for the baselines."""
-    for mod in gelu_modules():
-        src = _module_source(mod)
-        if f'"{method.name}"' in src and "Method(" in src:
-            return mod
-    return None
 
 
 def short_module(mod: ModuleType | None) -> str:
@@ -84,7 +66,8 @@ def short_module(mod: ModuleType | None) -> str:
 
 @contextlib.contextmanager
 def patched(mod: ModuleType, name: str, value: Any) -> Iterator[None]:
-    """Temporarily replace a module constant (restored even on error)."""
+    """Temporarily replace a module constant (restored even on error); for tests of the studies
+    that read committed tables (calibrate, verify-knots), never to change a method."""
     saved = getattr(mod, name)
     setattr(mod, name, value)
     try:

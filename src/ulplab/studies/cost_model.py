@@ -1,11 +1,12 @@
-"""cost-model: what each GELU method costs per element, from the registry (the seed's G5).
+"""cost-model: what each GELU method costs per element, traced (the seed's G5).
 
-For every registered GELU method: its operation counts by kind (``Method.ops``: mul, add, fma,
-div, sqrt, cmp, lookup, ...), their total, the bytes of its tables (``Method.table_bytes``), its
-library calls, and its branches. Every kernel here is branch-free array code: a comparison
-(``cmp``) becomes a select, so "branches" counts the data-dependent selects (``cmp``); a method
-that calls a library function is not arithmetic-only. Rows are sorted by total operations, with
-the registered max/mean ULP for the format beside them (``Method.claims``; "-" when none).
+For every registered GELU method: its operation counts by kind, traced from a call
+(``Method.ops``, ``ulplab.kit.count.count_ops``: mul, add, fma, div, sqrt, cmp, select, lookup,
+...; library calls as lib:NAME), their total, the bytes of its tables (``Method.table_bytes``),
+its library calls, and its branches. Every kernel here is branch-free array code: a comparison
+becomes a select, so "branches" counts the data-dependent selects (``select``); a method that
+calls a library function is not arithmetic-only. Rows are sorted by total operations, with the
+registered max/mean ULP for the format beside them (``Method.claims``; "-" when none).
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ from typing import Any
 from rich.table import Table
 
 from ulplab.formats import Format
+from ulplab.kit.count import ORDER
 from ulplab.studies.common import fmt_of, gelu_methods
-
-ORDER = ("mul", "add", "fma", "div", "sqrt", "cmp", "lookup", "floor", "rint", "ldexp", "abs")
 
 
 def cost_model(fmt: Format | str = "bfloat16", methods: Sequence[str] | None = None
@@ -29,7 +29,7 @@ def cost_model(fmt: Format | str = "bfloat16", methods: Sequence[str] | None = N
         c = m.claims.get(fmt.name)
         rows.append({"method": m.name, "family": m.family, "ops": dict(m.ops),
                      "total_ops": sum(m.ops.values()), "table_bytes": m.table_bytes,
-                     "branches": m.ops.get("cmp", 0), "library_calls": list(m.library_calls),
+                     "branches": m.ops.get("select", 0), "library_calls": list(m.library_calls),
                      "arithmetic_only": not m.library_calls,
                      "claim_max_ulp": None if c is None else c.max_ulp,
                      "claim_mean_ulp": None if c is None else c.mean_ulp})
@@ -41,7 +41,7 @@ def cost_model(fmt: Format | str = "bfloat16", methods: Sequence[str] | None = N
 
 
 def render(res: dict[str, Any]) -> list[Table]:
-    t = Table(title=f"cost-model: operations per element (registry), sorted by total; "
+    t = Table(title=f"cost-model: operations per element (traced), sorted by total; "
               f"claims measured on every {res['format']} input", title_justify="left")
     t.add_column("method")
     for k in res["op_kinds"]:

@@ -1,17 +1,17 @@
 """quantization: polynomial coefficients stored in bfloat16 or float16 (the seed's E2).
 
-For every coefficient tuple of the GELU modules (``studies.coefficients``), each coefficient is
-rounded to nearest-even in bfloat16 and in float16 and used again as a float32; the methods
-that read the tuple are re-measured on every input of the format with the quantized tuple in
-place of the float32 one (the rest of the kernel unchanged). Reported: how many coefficients
-changed, the largest relative change, coefficients that became zero or subnormal, and max/mean
-ULP with float32, bfloat16 and float16 coefficients. By default the first method reading each
-tuple is measured (``all_users=True`` measures every one); a tuple that no method reads at call
-time is listed as such.
+For every coefficient tuple a GELU method declares (``studies.coefficients``: its own and those of
+the shared exp and asymptotic series it uses), each coefficient is rounded to nearest-even in
+bfloat16 and in float16 and used again as a float32; the method is rebuilt with the quantized
+tuple (``Method.rebuild``; the rest of the kernel unchanged) and measured on every input of the
+format. Reported: how many coefficients changed, the largest relative change, coefficients that
+became zero or subnormal, and max/mean ULP with float32, bfloat16 and float16 coefficients.
+``methods`` limits the study to the named methods (default: every method with parameters).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -19,8 +19,8 @@ from rich.table import Table
 
 from ulplab.formats import Format, get_format, magnitude, round_to_format, to_values
 from ulplab.oracle.table import oracle_table
-from ulplab.studies.coefficients import as_float32_tuple, coefficient_tuples, users
-from ulplab.studies.common import exhaustive_fmt, got_bits, patched, ulp_summary
+from ulplab.studies.coefficients import coefficient_tuples
+from ulplab.studies.common import exhaustive_fmt, got_bits, ulp_summary
 
 STORAGE = ("bfloat16", "float16")
 
@@ -40,28 +40,26 @@ def quantize(values: tuple[float, ...], storage: str) -> tuple[np.ndarray, dict[
     return q, info
 
 
-def quantization(fmt: Format | str = "bfloat16", all_users: bool = False) -> dict[str, Any]:
+def quantization(fmt: Format | str = "bfloat16",
+                 methods: Sequence[str] | None = None) -> dict[str, Any]:
     fmt = exhaustive_fmt(fmt, "quantization")
     table = oracle_table("gelu", fmt, progress=False)
     base_cache: dict[str, dict[str, Any]] = {}
     rows = []
-    for c in coefficient_tuples():
-        us = users(c)
+    for c in coefficient_tuples(methods):
+        m = c.method
         entry: dict[str, Any] = {"tuple": c.label, "coefficients": len(c.values),
-                                 "read_by": [m.name for m in us], "storage": {}, "methods": []}
-        quant = {}
+                                 "read_by": [m.name], "storage": {}, "methods": []}
+        res = {"method": m.name}
+        if m.name not in base_cache:
+            base_cache[m.name] = ulp_summary(got_bits(m, fmt), table, fmt)
+        res["float32"] = base_cache[m.name]
         for st in STORAGE:
             q, info = quantize(c.values, st)
-            quant[st] = q
             entry["storage"][st] = info
-        for m in us if all_users else us[:1]:
-            if m.name not in base_cache:
-                base_cache[m.name] = ulp_summary(got_bits(m, fmt), table, fmt)
-            res = {"method": m.name, "float32": base_cache[m.name]}
-            for st in STORAGE:
-                with patched(c.module, c.name, as_float32_tuple(quant[st])):
-                    res[st] = ulp_summary(got_bits(m, fmt), table, fmt)
-            entry["methods"].append(res)
+            res[st] = (base_cache[m.name] if info["changed"] == 0
+                       else ulp_summary(got_bits(c.rebuilt(q), fmt), table, fmt))
+        entry["methods"].append(res)
         rows.append(entry)
     return {"study": "quantization", "function": "gelu", "format": fmt.name,
             "storage": list(STORAGE), "tuples": rows}
@@ -78,9 +76,6 @@ def render(res: dict[str, Any]) -> list[Table]:
         ch_b = f"{bf['changed']} / {bf['max_rel_change']:.2e}"
         ch_f = (f"{fp['changed']} / {fp['max_rel_change']:.2e} / {fp['became_zero']} / "
                 f"{fp['became_subnormal']}")
-        if not r["methods"]:
-            t.add_row(r["tuple"], str(r["coefficients"]), "(read by no method at call time)",
-                      "", "", ch_b, "", ch_f)
         for m in r["methods"]:
             def mm(s: dict[str, Any]) -> str:
                 return f"{s['max_ulp']} / {s['mean_ulp']:.4f}"

@@ -5,8 +5,8 @@ v = x/s, s = 2, the seed's argument being that the scaled coefficients have a sm
 range, which matters when they are stored in bfloat16. (x < 0 uses B3's erf core and the tail
 LUT below -3.5, x >= 3 gives x: those parts are not affected by s.)
 
-Variants, each run as the registered kernel with ``E3_SCALE`` (= 1/s) and ``E3_COEFFS`` patched
-(restored afterwards), measured on every input of the format against the oracle, per region
+Variants, each the method rebuilt with other ``E3_SCALE`` (= 1/s) and ``E3_COEFFS`` parameters
+(``Method.rebuild``), measured on every input of the format against the oracle, per region
 (``functions.GELU_REGIONS``):
     s = 2 (registered)        the method as committed.
     unscaled (s = 1)          the same polynomial in x: p_k 2^-(2k+1), exact (powers of two).
@@ -38,7 +38,7 @@ from ulplab.functions import GELU_REGIONS
 from ulplab.methods import get_method
 from ulplab.methods.gelu import rangescale_e3
 from ulplab.oracle.table import oracle_table
-from ulplab.studies.common import exhaustive_fmt, float32_ulps_apart, got_bits, patched
+from ulplab.studies.common import exhaustive_fmt, float32_ulps_apart, got_bits
 from ulplab.ulp import ulp_distance
 
 f32 = np.float32
@@ -90,11 +90,10 @@ def range_scale(fmt: Format | str = "bfloat16") -> dict[str, Any]:
         registered32 = np.asarray(m(x32))
     rows = []
     for label, s, coeffs in variants():
-        with patched(rangescale_e3, "E3_SCALE", f32(1.0 / s)), \
-                patched(rangescale_e3, "E3_COEFFS", coeffs):
-            got = got_bits(m, fmt)
-            with np.errstate(all="ignore"):
-                got32 = np.asarray(m(x32))
+        variant = m.rebuild(E3_SCALE=f32(1.0 / s), E3_COEFFS=coeffs)
+        got = got_bits(variant, fmt)
+        with np.errstate(all="ignore"):
+            got32 = np.asarray(variant(x32))
         d32 = np.abs(float32_ulps_apart(registered32, got32))
         u = ulp_distance(got, table, fmt)
         fin = u >= 0

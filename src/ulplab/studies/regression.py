@@ -7,8 +7,9 @@ The input set is built, not listed by hand:
     (``*_TAIL``, ``*_SATURATION``, ``X_SPLIT``, ``*_LO``/``*_HI``, ``*_START``/``*_END``, ...),
     knot and edge tuples (``KNOTS``, ``C2_EDGES``, ``BREAKPOINTS``, ``TT_FAST_CUTS``, windows),
     uniform tables (``P_LO`` + i ``P_STEP``), spline objects' ``knots``, the power-of-two knots
-    of ``KNOT_BITS``/``E_MIN``/``E_MAX`` and the shared tail LUT's knots; each with both signs
-    (several boundaries are on |x|) and ±1 pattern around it;
+    of ``KNOT_BITS``/``E_MIN``/``E_MAX`` and the shared tail LUT's knots, and every threshold a
+    method declares (``Method.params``); each with both signs (several boundaries are on |x|)
+    and ±1 pattern around it;
   * the subnormal range (smallest, largest, a middle one, the smallest normal, each signed),
     the largest finite values, ±0, NaN and ±inf.
 
@@ -36,7 +37,6 @@ from ulplab.studies.common import (
     gelu_methods,
     gelu_modules,
     got_bits,
-    module_of,
     nonfinite_mismatch,
     short_module,
 )
@@ -112,6 +112,12 @@ def regression_inputs(fmt: Format) -> dict[int, list[str]]:
                 if np.isfinite(v):
                     for p in _around(v, fmt):
                         add(p, f"{short_module(mod)}.{name}")
+    for m in gelu_methods():
+        for name in (m.params.names("threshold") if m.params is not None else ()):
+            v = float(m.params[name])
+            if np.isfinite(v):
+                for p in _around(v, fmt):
+                    add(p, f"{m.name}: {name}")
     sub_hi = fmt.min_normal_bits - 1
     special = {"min subnormal": 1, "mid subnormal": max(sub_hi // 2, 1),
                "max subnormal": sub_hi, "min normal": fmt.min_normal_bits,
@@ -146,14 +152,15 @@ def regression(fmt: Format | str = "bfloat16", methods: Sequence[str] | None = N
                      "got_hex": hex_bits(got[i], fmt), "expected_hex": hex_bits(expected[i], fmt),
                      "sources": src[int(bits[i])][:3]}
                     for i in order[:show_failures] if fail[i]]
-        rows.append({"method": m.name, "module": short_module(module_of(m)),
+        rows.append({"method": m.name, "family": m.family,
                      "claim_max_ulp": bound, "max_ulp": int(max(ulp.max(), 0)),
                      "failures": int(fail.sum()), "nonfinite_mismatches": int(bad_nf.sum()),
                      "passed": bool(not fail.any()), "examples": examples})
     kinds: dict[str, int] = {}
     for whys in src.values():
         for w in whys:
-            k = (w.split(".")[0] if "." in w else "saturation" if w.startswith("saturation")
+            k = ("declared thresholds" if ": " in w else w.split(".")[0] if "." in w
+                 else "saturation" if w.startswith("saturation")
                  else "specials (subnormals, max, ±0, NaN, ±inf)")
             kinds[k] = kinds.get(k, 0) + 1
     return {"study": "regression", "function": "gelu", "format": fmt.name,
@@ -166,15 +173,15 @@ def render(res: dict[str, Any]) -> list[Table]:
     t = Table(title=f"regression: {res['inputs']} adversarial {res['format']} inputs "
               f"(boundaries, knots ±1 pattern, saturation, subnormals, specials)",
               title_justify="left")
-    for c in ("method", "module", "claim max", "max ULP", "failures", "NaN/inf!", "verdict",
+    for c in ("method", "family", "claim max", "max ULP", "failures", "NaN/inf!", "verdict",
               "worst failure"):
-        t.add_column(c, justify="left" if c in ("method", "module", "worst failure") else "right")
+        t.add_column(c, justify="left" if c in ("method", "family", "worst failure") else "right")
     for r in res["methods"]:
         ex = r["examples"][0] if r["examples"] else None
         what = f"{ex['ulp']} ulp" if ex is not None and ex["ulp"] >= 0 else "NaN/inf"
         worst = "" if ex is None else (f"x={ex['x']:.6g} ({ex['hex']}) {what} "
                                        f"[{', '.join(ex['sources'])}]")
-        t.add_row(r["method"], r["module"], "-" if r["claim_max_ulp"] is None
+        t.add_row(r["method"], r["family"], "-" if r["claim_max_ulp"] is None
                   else str(r["claim_max_ulp"]), str(r["max_ulp"]), str(r["failures"]),
                   str(r["nonfinite_mismatches"]), "pass" if r["passed"] else "FAIL", worst)
     s = Table(title="regression: where the inputs come from", title_justify="left")

@@ -1,13 +1,13 @@
 """sensitivity: each polynomial coefficient moved by k float32 ulps (the seed's E7).
 
-For the chosen coefficient tuples (default: the numerator of R4's rational tanh,
-``tanh_r4.TANH_P``, read by R4 Pure, whose max comes from its core; any tuple of
-``studies.coefficients`` can be named), every coefficient in turn is replaced by the float32
-value k ulps above or below it (k = +-1, +-4, +-16; the other
-coefficients and the rest of the kernel unchanged) and the first method that reads the tuple is
-measured on every input of the format. Reported: max ULP of each perturbation and its change
-from the unperturbed max, the mean ULP, and the largest change per coefficient. (A method whose max
-comes from elsewhere, R2 Rational's 87 from the shared tail LUT, shows no change of max.)
+For the chosen coefficient tuples (``"METHOD: PARAM"``, any tuple of ``studies.coefficients``;
+default: A1 Pure's polynomial, whose max comes from its core, and R4 Pure's tanh numerator,
+whose max comes from the tanh form and not from the coefficients), every coefficient in turn is
+replaced by the float32 value k ulps above or below it (k = +-1, +-4, +-16; the other
+coefficients and the rest of the kernel unchanged), the method is rebuilt with it
+(``Method.rebuild``) and measured on every input of the format. Reported: max ULP of each
+perturbation and its change from the unperturbed max, the mean ULP, and the largest change per
+coefficient.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from rich.table import Table
 
 from ulplab.formats import Format
 from ulplab.oracle.table import oracle_table
-from ulplab.studies.coefficients import as_float32_tuple, find_tuple, users
-from ulplab.studies.common import exhaustive_fmt, got_bits, patched, step_float32, ulp_summary
+from ulplab.studies.coefficients import find_tuple
+from ulplab.studies.common import exhaustive_fmt, got_bits, step_float32, ulp_summary
 
-DEFAULT_TUPLES = ("tanh_r4.TANH_P",)
+DEFAULT_TUPLES = ("A1 Pure: A1_Q", "R4 Pure: TANH_P")
 STEPS = (-16, -4, -1, 1, 4, 16)
 
 
@@ -33,20 +33,15 @@ def sensitivity(fmt: Format | str = "bfloat16", tuples: Sequence[str] | None = N
     out = []
     for label in tuples or DEFAULT_TUPLES:
         c = find_tuple(label)
-        us = users(c)
-        if not us:
-            out.append({"tuple": c.label, "method": None, "coefficients": []})
-            continue
-        m = us[0]
+        m = c.method
         base = ulp_summary(got_bits(m, fmt), table, fmt)
         coeffs = []
         for i, v in enumerate(c.values):
             per = {}
             for k in steps:
-                vals = list(as_float32_tuple(c.values))
+                vals = list(c.values)
                 vals[i] = step_float32(v, k)
-                with patched(c.module, c.name, tuple(vals)):
-                    s = ulp_summary(got_bits(m, fmt), table, fmt)
+                s = ulp_summary(got_bits(c.rebuilt(vals), fmt), table, fmt)
                 per[str(k)] = {"max_ulp": s["max_ulp"], "mean_ulp": s["mean_ulp"],
                                "delta_max": s["max_ulp"] - base["max_ulp"]}
             coeffs.append({"index": i, "value": float(v), "hex": float(v).hex(),

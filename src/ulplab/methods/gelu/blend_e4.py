@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ulplab.kit import fma, horner
+from ulplab.kit import fma
 from ulplab.methods.gelu import erf_b3, tail
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.registry import Claim, Method, register
+from ulplab.methods.params import Params, coeffs, evaluate_poly, threshold
+from ulplab.methods.registry import ArrayFn, Claim, built, register
 
 # smoothstep polynomials in t, low to high (exact small integers)
 SMOOTHSTEP = (0.0, 0.0, 3.0, -2.0)               # 3t^2 - 2t^3 (cubic Hermite, C^1)
@@ -48,21 +49,19 @@ E4_WINDOW = (-5.5, -4.5)
 E4V2_WINDOW = (-7.0, -4.0)
 
 
-def blend_weight(t: np.ndarray, coeffs: tuple[float, ...]) -> np.ndarray:
-    """The blending polynomial s(t) by Horner (with FMA); s(0) = 0, s(1) = 1."""
-    return horner(t, coeffs, use_fma=True)
-
-
-def make_e4(a: float, b: float, coeffs: tuple[float, ...]):  # noqa: ANN201
-    """An E4 kernel: asymptotic tail below a, B3 core above b, s-blend between."""
+def build_e4(p: Params) -> ArrayFn:
+    """An E4 kernel: asymptotic tail below BLEND_FROM, B3 core above BLEND_TO, the blend
+    polynomial BLEND (s(0) = 0, s(1) = 1) of t = (x - BLEND_FROM)/(BLEND_TO - BLEND_FROM)
+    between."""
+    a, b = p.BLEND_FROM, p.BLEND_TO
     inv_w = 1.0 / (b - a)  # 1, 1/3: the window widths are 1 and 3 (1/3 rounds once)
 
     def impl(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
-            core = x * erf_b3.phi_b3(x)
-            tl = tail.asymptotic_tail(x)
+            core = x * erf_b3.phi_b3(x, p)
+            tl = tail.asymptotic_tail(x, p)
             t = np.minimum(np.maximum((x - a) * inv_w, 0.0), 1.0)
-            w = blend_weight(t, coeffs)
+            w = evaluate_poly(p.SCHEME, t, p.BLEND)
             mix = fma(w, core - tl, tl)
             y = where32(x < a, tl, where32(x > b, core, mix))
             return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
@@ -70,34 +69,24 @@ def make_e4(a: float, b: float, coeffs: tuple[float, ...]):  # noqa: ANN201
     return impl
 
 
-_CORE_OPS = {"mul": 8, "add": 3, "fma": 18, "div": 1, "cmp": 3, "ldexp": 1, "rint": 1}
-_TAIL_OPS = {"mul": 5, "fma": 13, "div": 1, "cmp": 1, "ldexp": 1, "rint": 1}
+def _params(window: tuple[float, float], blend: tuple[float, ...]) -> Params:
+    return Params({**erf_b3.PHI_DECL, "BLEND": coeffs(blend), "BLEND_FROM": threshold(window[0]),
+                   "BLEND_TO": threshold(window[1])})
 
 
-def _ops(blend_fmas: int) -> dict[str, int]:
-    ops = {k: _CORE_OPS.get(k, 0) + _TAIL_OPS.get(k, 0) for k in {**_CORE_OPS, **_TAIL_OPS}}
-    ops["fma"] += blend_fmas + 1
-    ops["add"] += 2
-    ops["mul"] += 1
-    ops["cmp"] += 4
-    return ops
-
-
-register(Method(
+_CLAIMS = {"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0007)}
+register(built(
     "gelu", "E4 Hermite", "blend",
     "B3 erf core and asymptotic tail blended by the cubic smoothstep on [-5.5, -4.5]",
-    make_e4(*E4_WINDOW, SMOOTHSTEP), ops=_ops(3), table_bytes=0,
-    claims={"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0007)},
+    build_e4, _params(E4_WINDOW, SMOOTHSTEP), claims=_CLAIMS,
 ))
-register(Method(
+register(built(
     "gelu", "E4v3 Quintic", "blend",
     "B3 erf core and asymptotic tail blended by the quintic smootherstep on [-5.5, -4.5]",
-    make_e4(*E4_WINDOW, SMOOTHERSTEP), ops=_ops(5), table_bytes=0,
-    claims={"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0007)},
+    build_e4, _params(E4_WINDOW, SMOOTHERSTEP), claims=_CLAIMS,
 ))
-register(Method(
+register(built(
     "gelu", "E4v2 Wide", "blend",
     "B3 erf core and asymptotic tail blended by the cubic smoothstep on the wide window [-7, -4]",
-    make_e4(*E4V2_WINDOW, SMOOTHSTEP), ops=_ops(3), table_bytes=0,
-    claims={"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0007)},
+    build_e4, _params(E4V2_WINDOW, SMOOTHSTEP), claims=_CLAIMS,
 ))

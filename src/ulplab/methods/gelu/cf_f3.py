@@ -46,7 +46,8 @@ import numpy as np
 from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.registry import Claim, Method, register
+from ulplab.methods.params import Params, integer, threshold
+from ulplab.methods.registry import ArrayFn, Claim, built, register
 
 f32 = np.float32
 
@@ -79,15 +80,15 @@ def erfc_cf_core(z2: np.ndarray, n: int = N_ERFC) -> np.ndarray:
     return t
 
 
-def phi_cf(x: np.ndarray) -> np.ndarray:
+def phi_cf(x: np.ndarray, p: Params) -> np.ndarray:
     """Phi(x) from the two continued fractions (NaN in, NaN out)."""
     with np.errstate(all="ignore"):
-        ax = np.minimum(np.abs(x), X_CLAMP)
+        ax = np.minimum(np.abs(x), p.X_CLAMP)
         z2 = 0.5 * (ax * ax)
-        e = tail.exp_neg(z2)
+        e = tail.exp_neg(z2, p)
         lead = (ax * SQRT_2_OVER_PI) * e  # 2z/sqrt(pi) e^(-z^2)
-        small = ax < X_SPLIT
-        den = where32(small, erf_cf_core(z2), erfc_cf_core(z2))
+        small = ax < p.X_SPLIT
+        den = where32(small, erf_cf_core(z2, p.N_ERF), erfc_cf_core(z2, p.N_ERFC))
         q = lead / den  # erf(|z|) where small, erfc(|z|) otherwise
         half_q = 0.5 * q
         phi_small = where32(x < 0.0, 0.5 - half_q, 0.5 + half_q)
@@ -124,39 +125,36 @@ def truncation_errors(split: float = 1.5, n_erf: int = N_ERF, n_erfc: int = N_ER
     return e1, e2
 
 
-def make_f3(tail_start: float, tail_fn):  # noqa: ANN001, ANN201
-    """An F3 kernel: x Phi_cf(x), tail_fn below tail_start."""
+def build_f3(p: Params) -> ArrayFn:
+    """An F3 kernel: x Phi_cf(x), the tail (asymptotic, or the LUT where declared) below
+    TAIL_START."""
+    tail_fn = tail.tail_lut if "TAIL_COARSE" in p else tail.asymptotic_tail
 
     def impl(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
-            y = tail.with_tail(x, x * phi_cf(x), tail_start, tail_fn)
+            y = tail.with_tail(x, x * phi_cf(x, p), p.TAIL_START, tail_fn, p)
             return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
 
     return impl
 
 
-# both fractions are evaluated for every element (branch-free), exp_neg included
-_CORE_OPS = {"mul": 9, "add": 2 * N_ERF + 2 * N_ERFC + 6, "div": N_ERF + N_ERFC + 1,
-             "fma": 9, "cmp": 6, "ldexp": 1, "rint": 1}
-_TAIL_OPS = {"mul": 5, "fma": 13, "div": 1, "cmp": 1}
-_LUT_OPS = {"add": 2, "fma": 2, "div": 2, "cmp": 6, "floor": 2, "lookup": 4}
+def _params(tail_kind: str, tail_start: float) -> Params:
+    return Params({"N_ERF": integer(N_ERF), "N_ERFC": integer(N_ERFC),
+                   "X_SPLIT": threshold(X_SPLIT), "X_CLAMP": threshold(X_CLAMP),
+                   **tail.tail_params(tail_kind), "TAIL_START": threshold(tail_start)})
 
 
-def _ops(extra: dict[str, int]) -> dict[str, int]:
-    return {k: _CORE_OPS.get(k, 0) + extra.get(k, 0) for k in {**_CORE_OPS, **extra}}
-
-
-register(Method(
+register(built(
     "gelu", "F3 Pure", "continued-fraction",
     "Phi from DLMF 7.9.3 (erf, |z|<3/2) and 7.9.2 (erfc) continued fractions at depth 12; "
     "asymptotic tail below -8.3125",
-    make_f3(tail.TAIL_LUT_END, tail.asymptotic_tail), ops=_ops(_TAIL_OPS), table_bytes=0,
+    build_f3, _params("pure", tail.TAIL_LUT_END), table_bytes=0,
     claims={"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0001)},
 ))
-register(Method(
+register(built(
     "gelu", "F3 CF Erf", "continued-fraction",
     "Phi from the erf/erfc continued fractions; the seed's tail LUT (linear, 25 knots) below -3.5",
-    make_f3(tail.TAIL_LUT_START, tail.tail_lut), ops=_ops(_LUT_OPS),
+    build_f3, _params("lut", tail.TAIL_LUT_START),
     table_bytes=tail.TAIL_LUT_BYTES,
     claims={"bfloat16": Claim(87, 0.0717), "float16": Claim(190, 0.5656)},
 ))

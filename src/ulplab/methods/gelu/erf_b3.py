@@ -41,11 +41,12 @@ import math
 
 import numpy as np
 
-from ulplab.kit import fma, horner
+from ulplab.kit import fma
 from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.registry import Claim, Method, register
+from ulplab.methods.params import Params, coeffs, constant, evaluate_poly, threshold
+from ulplab.methods.registry import ArrayFn, Claim, built, register
 
 f32 = np.float32
 
@@ -108,54 +109,69 @@ def fit_as_coeffs(p: float = 0.3275911, z_lo: float = 1.0, z_hi: float = 8.3125 
     return a32, float(np.max(np.abs(a_mat @ a32.astype(np.float64) - 1.0)))
 
 
-def phi_b3(x: np.ndarray) -> np.ndarray:
-    """Phi(x): Taylor erf for |x| < sqrt 2, erfc by the refitted A&S form beyond."""
+def phi_b3(x: np.ndarray, p: Params | None = None) -> np.ndarray:
+    """Phi(x): Taylor erf for |x| < sqrt 2, erfc by the refitted A&S form beyond (``p``: a B3
+    method's parameters; B3 Pure's when None)."""
+    p = PHI_PARAMS if p is None else p
     with np.errstate(all="ignore"):
         z = x * INV_SQRT2
-        erf_small = z * horner(z * z, ERF_TAYLOR, use_fma=True)
+        erf_small = z * evaluate_poly(p.SCHEME, z * z, p.ERF_TAYLOR)
         phi_small = fma(erf_small, np.full_like(x, 0.5), np.full_like(x, 0.5))
         az = np.abs(z)
-        t = 1.0 / fma(np.full_like(x, AS_P), az, np.full_like(x, 1.0))
-        half_erfc = 0.5 * (t * horner(t, AS_COEFFS, use_fma=True)) * tail.exp_neg(0.5 * (x * x))
+        t = 1.0 / fma(np.full_like(x, p.AS_P), az, np.full_like(x, 1.0))
+        half_erfc = 0.5 * (t * evaluate_poly(p.SCHEME, t, p.AS_COEFFS)) \
+            * tail.exp_neg(0.5 * (x * x), p)
         phi_big = where32(x < 0.0, half_erfc, 1.0 - half_erfc)
-        return where32(np.abs(x) < SQRT2, phi_small, phi_big)
+        return where32(np.abs(x) < p.SMALL_BELOW, phi_small, phi_big)
 
 
-def make_b3(tail_start: float, tail_fn, saturation: float | None):  # noqa: ANN001, ANN201
-    """A B3-family kernel: x Phi_b3(x), tail_fn below tail_start, x itself from saturation."""
+PHI_DECL = {"ERF_TAYLOR": coeffs(ERF_TAYLOR), "AS_P": constant(AS_P),
+            "AS_COEFFS": coeffs(AS_COEFFS), "SMALL_BELOW": threshold(SQRT2),
+            **tail.PURE_PARAMS}
+"""Phi_b3's parameters: the erf Taylor series, the A&S p and a_k, the |x| where the Taylor
+branch ends, and the exp's (``tail.PURE_PARAMS``)."""
+PHI_PARAMS = Params(PHI_DECL)
+
+
+def build_b3(p: Params) -> ArrayFn:
+    """A B3-family kernel: x Phi_b3(x), the tail (TAIL_KIND) below TAIL_START, x itself from
+    SATURATION where declared."""
+    tail_fn = tail.tail_lut if "TAIL_COARSE" in p else tail.asymptotic_tail
 
     def impl(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
-            y = tail.with_tail(x, x * phi_b3(x), tail_start, tail_fn)
-            if saturation is not None:
-                y = where32(x >= saturation, x, y)
+            y = tail.with_tail(x, x * phi_b3(x, p), p.TAIL_START, tail_fn, p)
+            if "SATURATION" in p:
+                y = where32(x >= p.SATURATION, x, y)
             return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
 
     return impl
 
 
-_CORE_OPS = {"mul": 8, "add": 3, "fma": 18, "div": 1, "cmp": 3, "ldexp": 1, "rint": 1}
-_TAIL_OPS = {"mul": 5, "fma": 13, "div": 1, "cmp": 1}
-_LUT_OPS = {"add": 2, "fma": 2, "div": 2, "cmp": 6, "floor": 2, "lookup": 4}
+def b3_params(tail_kind: str, tail_start: float, saturation: float | None = None,
+              **changes: object) -> Params:
+    """Parameters of a B3-family method (``changes``: other values of Phi_b3's)."""
+    decl = {**PHI_DECL, **tail.tail_params(tail_kind), "TAIL_START": threshold(tail_start)}
+    if saturation is not None:
+        decl["SATURATION"] = threshold(saturation)
+    return Params(decl).replace(**changes)
+
 
 _VARIANTS = (
     ("B3 Pure", "erf: Taylor (|z|<1) and A&S 7.1.26 form refitted for relative error, "
-     "erfc for x<0; asymptotic tail below -8.3125", B3_TAIL, tail.asymptotic_tail, None, 0,
+     "erfc for x<0; asymptotic tail below -8.3125", "pure", B3_TAIL, None, 0,
      {"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0007)}),
     ("B3 Erf Poly", "B3 erf core with the seed's tail LUT (linear, 25 knots) below -3.5",
-     tail.TAIL_LUT_START, tail.tail_lut, None, tail.TAIL_LUT_BYTES,
+     "lut", tail.TAIL_LUT_START, None, tail.TAIL_LUT_BYTES,
      {"bfloat16": Claim(87, 0.0717), "float16": Claim(190, 0.5662)}),
     ("D2 Pure", "B3 erf core, asymptotic tail below -5 where it is accurate, x>=3 -> x",
-     D2_TAIL, tail.asymptotic_tail, D2_SATURATION, 0,
+     "pure", D2_TAIL, D2_SATURATION, 0,
      {"bfloat16": Claim(1, 0.002), "float16": Claim(2, 0.0052)}),
     ("D2 LUT+Erf", "B3 erf core, the seed's tail LUT below -3.5, x>=3 -> x",
-     tail.TAIL_LUT_START, tail.tail_lut, D2_SATURATION, tail.TAIL_LUT_BYTES,
+     "lut", tail.TAIL_LUT_START, D2_SATURATION, tail.TAIL_LUT_BYTES,
      {"bfloat16": Claim(87, 0.0717), "float16": Claim(190, 0.5707)}),
 )
 
-for _name, _idea, _start, _tail, _sat, _bytes, _claims in _VARIANTS:
-    _ops = dict(_CORE_OPS)
-    for k, v in (_TAIL_OPS if _tail is tail.asymptotic_tail else _LUT_OPS).items():
-        _ops[k] = _ops.get(k, 0) + v
-    register(Method("gelu", _name, "erf", _idea, make_b3(_start, _tail, _sat), ops=_ops,
-                    table_bytes=_bytes, claims=_claims))
+for _name, _idea, _kind, _start, _sat, _bytes, _claims in _VARIANTS:
+    register(built("gelu", _name, "erf", _idea, build_b3, b3_params(_kind, _start, _sat),
+                   table_bytes=_bytes, claims=_claims))

@@ -2,12 +2,13 @@
 piecewise_c2 and rational_r2: the kernel around a core and the fit-time minimax helpers. No method
 is registered here.
 
-``make_kernel(core, "pure" | "lut", tail_start, mirror_from)`` puts a core approximation of GELU
+``make_kernel(core, "pure" | "lut")`` is the builder that puts a core approximation of GELU
 between the seed's tails: "pure" is the asymptotic series (``tail.asymptotic_tail``) below
-tail_start and the mirror x + GELU(-x) from mirror_from; "lut" is the seed's shared tail LUT
-below -3.5 and x -> x from 3. ``lawson`` (weighted linear minimax) and ``rational_fit`` (Loeb's
-linearisation of weighted rational minimax, each step a Lawson fit) run in float64 at fit time
-only; each module keeps the function that regenerates its constants.
+TAIL_START and the mirror x + GELU(-x) from POSITIVE_FROM; "lut" is the seed's shared tail LUT
+below -3.5 and x -> x from 3 (``frame_params`` declares them). ``lawson`` (weighted linear
+minimax) and ``rational_fit`` (Loeb's linearisation of weighted rational minimax, each step a
+Lawson fit) run in float64 at fit time only; each module keeps the function that regenerates its
+constants.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.tail import where32
+from ulplab.methods.params import Param, Params, threshold
 from ulplab.methods.registry import Claim
 
 f32 = np.float32
@@ -35,47 +37,51 @@ _h = f32hex  # exact hex literal -> float32
 
 LUT_SATURATION = 3.0  # the seed's positive saturation x >= 3 -> x (exact in bfloat16 from 2.78)
 
+Core = Callable[[np.ndarray, Params], np.ndarray]
+"""A core approximation of GELU: core(x, params)."""
 
-def make_kernel(core: ArrayFn, tail_kind: str, tail_start: float = tail.TAIL_LUT_START,
-                mirror_from: float = 3.0) -> ArrayFn:
-    """GELU from a core approximation of GELU on [tail_start, 3) and the seed's tail handling.
 
-    tail_kind "pure": the asymptotic tail -phi(x)(1 - 1/x^2 + 3/x^4 - 15/x^6) for x < tail_start,
-        and for x >= mirror_from the mirror GELU(x) = x + GELU(-x) with the same series at -x;
+def frame_params(tail_kind: str, tail_start: float = tail.TAIL_LUT_START,
+                 positive_from: float = LUT_SATURATION) -> dict[str, Param]:
+    """The frame's declared parameters: the tail's (``tail.tail_params``), TAIL_START (the tail
+    below it) and POSITIVE_FROM (the mirror, or x itself, from there)."""
+    if tail_kind not in ("pure", "lut"):
+        raise ValueError(tail_kind)
+    return {**tail.tail_params(tail_kind), "TAIL_START": threshold(tail_start),
+            "POSITIVE_FROM": threshold(positive_from)}
+
+
+def make_kernel(core: Core, tail_kind: str) -> Callable[[Params], ArrayFn]:
+    """The builder of GELU from a core approximation on [TAIL_START, POSITIVE_FROM) and the
+    seed's tail handling (parameters: ``frame_params`` and the core's own).
+
+    tail_kind "pure": the asymptotic tail -phi(x)(1 - 1/x^2 + 3/x^4 - 15/x^6) for x < TAIL_START,
+        and for x >= POSITIVE_FROM the mirror GELU(x) = x + GELU(-x) with the same series at -x;
         one evaluation of the series at -|x| serves both sides. It gives x (and inf) for large x
         and keeps float16 exact near x = 3, where x -> x is 2 float16 ulps off.
-    tail_kind "lut": the seed's shared tail LUT (``tail.tail_lut``) for x < -3.5 and x -> x from 3.
+    tail_kind "lut": the seed's shared tail LUT (``tail.tail_lut``) for x < TAIL_START (-3.5,
+        its first knot) and x -> x from POSITIVE_FROM.
     NaN inputs are returned as they are.
     """
     if tail_kind not in ("pure", "lut"):
         raise ValueError(tail_kind)
 
-    def impl(x: np.ndarray) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            y = core(x)
-            if tail_kind == "pure":
-                t = tail.asymptotic_tail(-np.abs(x))
-                y = where32(x < tail_start, t, y)
-                y = where32(x >= mirror_from, x + t, y)
-            else:
-                y = tail.with_tail(x, y, tail.TAIL_LUT_START, tail.tail_lut)
-                y = where32(x >= LUT_SATURATION, x, y)
-            return where32(np.isnan(x), x, y)
+    def build(p: Params) -> ArrayFn:
+        def impl(x: np.ndarray) -> np.ndarray:
+            with np.errstate(all="ignore"):
+                y = core(x, p)
+                if tail_kind == "pure":
+                    t = tail.asymptotic_tail(-np.abs(x), p)
+                    y = where32(x < p.TAIL_START, t, y)
+                    y = where32(x >= p.POSITIVE_FROM, x + t, y)
+                else:
+                    y = tail.with_tail(x, y, p.TAIL_START, tail.tail_lut, p)
+                    y = where32(x >= p.POSITIVE_FROM, x, y)
+                return where32(np.isnan(x), x, y)
 
-    return impl
+        return impl
 
-
-TAIL_OPS = {"pure": {"mul": 6, "add": 2, "fma": 13, "div": 1, "cmp": 3, "abs": 1, "ldexp": 1,
-                     "rint": 1},
-            "lut": {"add": 2, "fma": 2, "div": 2, "cmp": 8, "floor": 2, "lookup": 4}}
-
-
-def add_ops(*parts: dict[str, int]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for p in parts:
-        for k, v in p.items():
-            out[k] = out.get(k, 0) + v
-    return out
+    return build
 
 
 def measured(bf16: tuple[int, float], fp16: tuple[int, float]) -> dict[str, Claim]:

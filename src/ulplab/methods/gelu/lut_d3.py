@@ -35,10 +35,12 @@ import math
 
 import numpy as np
 
-from ulplab.kit import fma
+from ulplab.kit import fma, lookup
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.registry import Claim, Method, register
+from ulplab.methods.params import Params
+from ulplab.methods.params import table as table_param
+from ulplab.methods.registry import ArrayFn, Claim, built, register
 
 f32 = np.float32
 
@@ -87,7 +89,7 @@ CORR_C2, CORR_C3, CORR_ERROR = correction_coeffs()
 TABLE_BYTES = TABLE.nbytes + CORR_C2.nbytes + CORR_C3.nbytes
 
 
-def phi_d3(x: np.ndarray) -> np.ndarray:
+def phi_d3(x: np.ndarray, p: Params) -> np.ndarray:
     """Phi on [-4, 4]: table, linear interpolation, per-interval correction (x clamped)."""
     with np.errstate(all="ignore"):
         s = (x - D3_LO) * (1.0 / D3_STEP)
@@ -96,28 +98,31 @@ def phi_d3(x: np.ndarray) -> np.ndarray:
         i = np.minimum(np.floor(s), float(D3_INTERVALS - 1))
         t = s - i
         ii = i.astype(np.int32)
-        y0 = TABLE[ii]
-        base = fma(t, TABLE[ii + 1] - y0, y0)
+        y0 = lookup(p.TABLE, ii)
+        base = fma(t, lookup(p.TABLE, ii + 1) - y0, y0)
         u = t * (1.0 - t)
-        corr = u * fma(t - 0.5, CORR_C3[ii], CORR_C2[ii])
+        corr = u * fma(t - 0.5, lookup(p.CORR_C3, ii), lookup(p.CORR_C2, ii))
         return base + corr
 
 
-def gelu_d3(x: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        core = x * phi_d3(x)
-        core = where32(x >= D3_HI, tail.mirror_positive(x, tail.asymptotic_tail), core)
-        y = tail.with_tail(x, core, D3_LO, tail.asymptotic_tail)
-        return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+def build_d3(p: Params) -> ArrayFn:
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            core = x * phi_d3(x, p)
+            core = where32(x >= D3_HI, tail.mirror_positive(x, tail.asymptotic_tail, p), core)
+            y = tail.with_tail(x, core, D3_LO, tail.asymptotic_tail, p)
+            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+
+    return impl
 
 
-register(Method(
+register(built(
     "gelu", "D3 LUT+Corr", "lut",
     "Phi from 33 knots at step 1/4 on [-4, 4], linear interpolation plus a per-interval "
     "correction t(1-t)(C2 + C3(t-1/2)) fitted for relative error; asymptotic tail beyond 4",
-    gelu_d3,
-    ops={"add": 5 + 1, "mul": 4 + 10, "fma": 2 + 26, "div": 2, "floor": 1, "cmp": 6,
-         "lookup": 4, "ldexp": 2, "rint": 2},
+    build_d3,
+    Params({"TABLE": table_param(TABLE), "CORR_C2": table_param(CORR_C2),
+            "CORR_C3": table_param(CORR_C3), **tail.PURE_PARAMS}),
     table_bytes=TABLE_BYTES,
     claims={"bfloat16": Claim(1, 0.0021), "float16": Claim(3, 0.0042)},
 ))

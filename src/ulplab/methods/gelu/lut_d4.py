@@ -32,10 +32,12 @@ import math
 
 import numpy as np
 
-from ulplab.kit import fma
+from ulplab.kit import fma, lookup
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.registry import Claim, Method, register
+from ulplab.methods.params import Params
+from ulplab.methods.params import table as table_param
+from ulplab.methods.registry import ArrayFn, Claim, built, register
 
 f32 = np.float32
 
@@ -82,7 +84,7 @@ TABLE_BYTES = TABLE.nbytes + SEG_START.nbytes + SEG_INV_H.nbytes + SEG_LAST.nbyt
     + SEG_BASE.nbytes
 
 
-def phi_d4(x: np.ndarray) -> np.ndarray:
+def phi_d4(x: np.ndarray, p: Params) -> np.ndarray:
     """Phi(x) on [-3.5, 3.5] from the piecewise-uniform table (clamped outside)."""
     with np.errstate(all="ignore"):
         s = np.maximum(-np.abs(x), LO)
@@ -90,30 +92,31 @@ def phi_d4(x: np.ndarray) -> np.ndarray:
         seg = np.zeros(s.shape, dtype=np.int32)
         for b in BREAKPOINTS[1:-1]:
             seg += s >= b
-        u = (s - SEG_START[seg]) * SEG_INV_H[seg]
-        i = np.minimum(np.floor(u), SEG_LAST[seg])
+        u = (s - lookup(SEG_START, seg)) * lookup(SEG_INV_H, seg)
+        i = np.minimum(np.floor(u), lookup(SEG_LAST, seg))
         t = u - i
-        k = SEG_BASE[seg] + i.astype(np.int32)
-        y0 = TABLE[k]
-        p = fma(t, TABLE[k + 1] - y0, y0)
-        return where32(x < 0.0, p, 1.0 - p)
+        k = lookup(SEG_BASE, seg) + i.astype(np.int32)
+        y0 = lookup(p.TABLE, k)
+        q = fma(t, lookup(p.TABLE, k + 1) - y0, y0)
+        return where32(x < 0.0, q, 1.0 - q)
 
 
-def gelu_d4(x: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        core = x * phi_d4(x)
-        core = where32(x >= -LO, tail.mirror_positive(x, tail.asymptotic_tail), core)
-        y = tail.with_tail(x, core, LO, tail.tail_lut)
-        return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+def build_d4(p: Params) -> ArrayFn:
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            core = x * phi_d4(x, p)
+            core = where32(x >= -LO, tail.mirror_positive(x, tail.asymptotic_tail, p), core)
+            y = tail.with_tail(x, core, LO, tail.tail_lut, p)
+            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+
+    return impl
 
 
-register(Method(
+register(built(
     "gelu", "D4 Non-uniform", "lut",
     "Phi from a piecewise-uniform table (seed's breakpoints, power-of-two steps 1/64..1/8 chosen "
     "for 2^-11 relative error, 163 knots), linear interpolation; the seed's tail LUT below -3.5",
-    gelu_d4,
-    ops={"add": 4 + 2, "mul": 2 + 5, "fma": 1 + 2 + 13, "div": 2 + 1, "floor": 1 + 2,
-         "cmp": len(BREAKPOINTS) - 2 + 5 + 6, "lookup": 6 + 4, "ldexp": 1, "rint": 1},
+    build_d4, Params({"TABLE": table_param(TABLE), **tail.LUT_PARAMS}),
     table_bytes=TABLE_BYTES + tail.TAIL_LUT_BYTES,
     claims={"bfloat16": Claim(87, 0.0722), "float16": Claim(190, 0.6017)},
 ))

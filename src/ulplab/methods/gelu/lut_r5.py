@@ -28,7 +28,9 @@ import numpy as np
 
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.registry import Claim, Method, register
+from ulplab.methods.params import Params, threshold
+from ulplab.methods.params import table as table_param
+from ulplab.methods.registry import ArrayFn, Claim, built, register
 
 R5_LO = -9.0
 R5_STEP = 0.0234375  # 12/512
@@ -38,41 +40,43 @@ R5_HI = R5_LO + R5_STEP * (R5_KNOTS - 1)  # 3.0
 R5_TAIL = -4.25
 
 
-def phi_r5(x: np.ndarray) -> np.ndarray:
+def phi_r5(x: np.ndarray, p: Params) -> np.ndarray:
     """Phi by linear interpolation in PHI_TABLE (x clamped to [-9, 3])."""
-    return tail.lerp_uniform(x, R5_LO, R5_STEP, PHI_TABLE)
+    return tail.lerp_uniform(x, R5_LO, R5_STEP, p.PHI_TABLE)
 
 
-def make_r5(tail_start: float, tail_fn):  # noqa: ANN001, ANN201
-    """An R5 kernel: x Phi_table(x) on [tail_start, 3), tail_fn below, the mirror above."""
+def build_r5(p: Params) -> ArrayFn:
+    """An R5 kernel: x Phi_table(x) on [TAIL_START, 3), the tail below (asymptotic, or the LUT
+    where declared), the mirror above."""
+    tail_fn = tail.tail_lut if "TAIL_COARSE" in p else tail.asymptotic_tail
 
     def impl(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
-            core = x * phi_r5(x)
-            pos = tail.mirror_positive(x, tail.asymptotic_tail)
+            core = x * phi_r5(x, p)
+            pos = tail.mirror_positive(x, tail.asymptotic_tail, p)
             core = where32(x >= R5_HI, pos, core)
-            y = tail.with_tail(x, core, tail_start, tail_fn)
+            y = tail.with_tail(x, core, p.TAIL_START, tail_fn, p)
             return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
 
     return impl
 
 
-_LERP_OPS = {"add": 3, "mul": 1, "div": 1, "fma": 1, "floor": 1, "cmp": 4, "lookup": 2}
-_ASYM_OPS = {"mul": 5, "fma": 13, "div": 1, "cmp": 1, "ldexp": 1, "rint": 1}
+def _params(tail_kind: str, tail_start: float) -> Params:
+    return Params({"PHI_TABLE": table_param(PHI_TABLE), **tail.tail_params(tail_kind),
+                   "TAIL_START": threshold(tail_start)})
 
-register(Method(
+
+register(built(
     "gelu", "R5 Pure", "lut",
     "Phi from a 513-knot table on [-9, 3] by linear interpolation; asymptotic tail below -4.25",
-    make_r5(R5_TAIL, tail.asymptotic_tail),
-    ops={k: _LERP_OPS.get(k, 0) + _ASYM_OPS.get(k, 0) for k in {**_LERP_OPS, **_ASYM_OPS}},
+    build_r5, _params("pure", R5_TAIL),
     table_bytes=PHI_TABLE.nbytes,
     claims={"bfloat16": Claim(1, 0.0022), "float16": Claim(3, 0.0182)},
 ))
-register(Method(
+register(built(
     "gelu", "R5 LUT", "lut",
     "Phi from a 513-knot table by linear interpolation; the seed's tail LUT below -3.5",
-    make_r5(tail.TAIL_LUT_START, tail.tail_lut),
-    ops={k: 2 * v for k, v in _LERP_OPS.items()},
+    build_r5, _params("lut", tail.TAIL_LUT_START),
     table_bytes=PHI_TABLE.nbytes + tail.TAIL_LUT_BYTES,
     claims={"bfloat16": Claim(87, 0.0719), "float16": Claim(190, 0.5785)},
 ))

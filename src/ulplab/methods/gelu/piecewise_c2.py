@@ -30,17 +30,18 @@ import itertools
 
 import numpy as np
 
-from ulplab.kit import fma
+from ulplab.kit import fma, lookup
 from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu.framing import (
-    TAIL_OPS,
-    add_ops,
+    frame_params,
     make_kernel,
     measured,
     phi64,
     rational_fit,
 )
-from ulplab.methods.registry import Method, register
+from ulplab.methods.params import Params
+from ulplab.methods.params import table as table_param
+from ulplab.methods.registry import built, register
 
 f32 = np.float32
 
@@ -87,21 +88,21 @@ def fit_c2(edges: tuple[float, ...] = C2_EDGES,
     return np.array(rows).astype(f32), errs
 
 
-def c2_core(x: np.ndarray) -> np.ndarray:
+def c2_core(x: np.ndarray, p: Params) -> np.ndarray:
     """x Phi_C2(x): segment by three comparisons, coefficients gathered, one division."""
     i = ((x >= C2_EDGES[1]).astype(np.int32) + (x >= C2_EDGES[2]).astype(np.int32)
          + (x >= C2_EDGES[3]).astype(np.int32))
-    c, a1, a2, q1, q2 = (C2_COEFFS[i, k] for k in range(5))
+    c, a1, a2, q1, q2 = (lookup(p.C2_COEFFS[:, k], i) for k in range(5))
     num = fma(a2, x, a1)
     den = fma(fma(q2, x, q1), x, np.full_like(x, 1.0))
     return x * fma(x, num / den, c)
 
 
-register(Method(
+register(built(
     "gelu", "C2 Piecewise", "rational",
     "4 segments of [2/2] rational Phi, minimax relative per segment, edges -2.25/0/1.5; tail LUT",
     make_kernel(c2_core, "lut"),
-    ops=add_ops({"cmp": 3, "lookup": 5, "fma": 4, "mul": 1, "div": 1}, TAIL_OPS["lut"]),
+    Params({"C2_COEFFS": table_param(C2_COEFFS), **frame_params("lut")}),
     table_bytes=C2_COEFFS.nbytes,
     claims=measured((87, 0.0772), (190, 0.9482)),
 ))

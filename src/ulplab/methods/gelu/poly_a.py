@@ -74,19 +74,18 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from ulplab.kit import fma, horner
+from ulplab.kit import fma
 from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu.framing import (
-    TAIL_OPS,
-    ArrayFn,
-    add_ops,
+    frame_params,
     lawson,
     make_kernel,
     measured,
     phi64,
     rational_fit,
 )
-from ulplab.methods.registry import Method, register
+from ulplab.methods.params import Params, coeffs, evaluate_poly
+from ulplab.methods.registry import built, register
 
 f32 = np.float32
 
@@ -126,13 +125,9 @@ def fit_a1(lo: float, hi: float, degree: int,
     return tuple(q), err
 
 
-def a1_core(q: tuple[np.float32, ...]) -> ArrayFn:
-    """x (1/2 + x Q(x)), Q by Horner with FMA."""
-
-    def core(x: np.ndarray) -> np.ndarray:
-        return x * fma(x, horner(x, q, use_fma=True), np.full_like(x, 0.5))
-
-    return core
+def a1_core(x: np.ndarray, p: Params) -> np.ndarray:
+    """x (1/2 + x Q(x)), Q (A1_Q) by the method's scheme."""
+    return x * fma(x, evaluate_poly(p.SCHEME, x, p.A1_Q), np.full_like(x, 0.5))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -159,9 +154,9 @@ def fit_e9(coefficients: str = "bfloat16", degree: int = 8) -> tuple[np.float32,
     return tuple(f32(c / 2) for c in r.coefficients)
 
 
-def e9_core(x: np.ndarray) -> np.ndarray:
-    """x Q(-x/sqrt 2), Q (= erfc/2) by Horner with FMA."""
-    return x * horner(x * NEG_INV_SQRT2, E9_BF16, use_fma=True)
+def e9_core(x: np.ndarray, p: Params) -> np.ndarray:
+    """x Q(-x/sqrt 2), Q (= erfc/2) by the method's scheme."""
+    return x * evaluate_poly(p.SCHEME, x * NEG_INV_SQRT2, p.E9_BF16)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -201,15 +196,15 @@ def fit_a3(lo: float = A3_LO, hi: float = A3_HI, degree: int = 12,
     return tuple(cc), float(np.max(np.abs(basis @ cc.astype(np.float64) - f) / f))
 
 
-def a3_core(x: np.ndarray) -> np.ndarray:
+def a3_core(x: np.ndarray, p: Params) -> np.ndarray:
     """x sum c_n T_n(u) by Clenshaw's recurrence."""
     u = fma(x, np.full_like(x, A3_SCALE), np.full_like(x, A3_SHIFT))
     u2 = 2.0 * u
     b1 = np.zeros_like(x)
     b2 = np.zeros_like(x)
-    for c in A3_CHEB[:0:-1]:
+    for c in p.A3_CHEB[:0:-1]:
         b1, b2 = fma(u2, b1, np.full_like(x, c)) - b2, b1
-    return x * (fma(u, b1, np.full_like(x, A3_CHEB[0])) - b2)
+    return x * (fma(u, b1, np.full_like(x, p.A3_CHEB[0])) - b2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -260,12 +255,12 @@ def fit_a4(limit: float = 3.5, n: int = 2, m: int = 3,
     return tuple(a), float(np.max(np.abs(w * (f - g))))
 
 
-def a4_core(x: np.ndarray) -> np.ndarray:
+def a4_core(x: np.ndarray, p: Params) -> np.ndarray:
     """x (1/2 + x CF(x^2)), the fraction bottom-up."""
     u = x * x
     one = np.full_like(x, 1.0)
-    f = np.full_like(x, A4_CF[-1])
-    for a in A4_CF[-2::-1]:
+    f = np.full_like(x, p.A4_CF[-1])
+    for a in p.A4_CF[-2::-1]:
         f = a / fma(u, f, one)
     return x * fma(x, f, np.full_like(x, 0.5))
 
@@ -278,29 +273,26 @@ _FAMILY = {"A1": "polynomial", "E9": "polynomial", "A3": "chebyshev",
            "A4": "continued fraction"}
 _VARIANTS = (
     ("A1 Pure", "degree-9 polynomial x(1/2 + x Q7(x)), minimax relative of Phi on [-3.5, 2.5]; "
-     "asymptotic tail, mirror from 2.5", a1_core(A1_PURE9), "pure", A1_PURE_MIRROR,
-     {"fma": 8, "mul": 1}, (5, 0.029), (38, 1.7588)),
+     "asymptotic tail, mirror from 2.5", a1_core, "A1_Q", A1_PURE9, "pure", A1_PURE_MIRROR,
+     (5, 0.029), (38, 1.7588)),
     ("A1 Poly-9", "degree-9 polynomial x(1/2 + x Q7(x)), minimax relative of Phi on [-3.5, 3]; "
-     "tail LUT", a1_core(A1_POLY9), "lut", 3.0, {"fma": 8, "mul": 1}, (87, 0.1034),
-     (190, 2.6402)),
+     "tail LUT", a1_core, "A1_Q", A1_POLY9, "lut", 3.0, (87, 0.1034), (190, 2.6402)),
     ("A1 Poly-7", "degree-7 polynomial x(1/2 + x Q5(x)), minimax relative of Phi on [-3.5, 3]; "
-     "tail LUT", a1_core(A1_POLY7), "lut", 3.0, {"fma": 6, "mul": 1}, (87, 0.208),
-     (211, 9.5446)),
+     "tail LUT", a1_core, "A1_Q", A1_POLY7, "lut", 3.0, (87, 0.208), (211, 9.5446)),
     ("E9 Remez BF16", "degree-9 polynomial x Q8(-x/sqrt2), bfloat16 coefficients by the project "
-     "fitter (lattice, erfc relative); asymptotic tail", e9_core, "pure", 3.0,
-     {"fma": 8, "mul": 2}, (11, 2.6114), (83, 18.038)),
+     "fitter (lattice, erfc relative); asymptotic tail", e9_core, "E9_BF16", E9_BF16, "pure",
+     3.0, (11, 2.6114), (83, 18.038)),
     ("A3 Chebyshev", "Phi as a degree-12 Chebyshev series on [-3.5, 3] by Clenshaw, minimax "
-     "relative, Phi(0) = 1/2; tail LUT", a3_core, "lut", 3.0,
-     {"fma": 14, "add": 13, "mul": 2}, (87, 0.0731), (190, 0.6541)),
+     "relative, Phi(0) = 1/2; tail LUT", a3_core, "A3_CHEB", A3_CHEB, "lut", 3.0,
+     (87, 0.0731), (190, 0.6541)),
     ("A4 Cont.Frac", "Phi = 1/2 + x S-fraction of depth 6 in x^2 (a [2/3] rational), minimax "
-     "relative of Phi(-|x|); tail LUT", a4_core, "lut", 3.0,
-     {"fma": 6, "div": 5, "mul": 2}, (87, 0.0727), (190, 0.6343)),
+     "relative of Phi(-|x|); tail LUT", a4_core, "A4_CF", A4_CF, "lut", 3.0,
+     (87, 0.0727), (190, 0.6343)),
 )
 
-for _name, _idea, _core, _kind, _mirror, _ops, _bf16, _fp16 in _VARIANTS:
-    register(Method(
-        "gelu", _name, _FAMILY[_name[:2]], _idea,
-        make_kernel(_core, _kind, -3.5, _mirror),
-        ops=add_ops(_ops, TAIL_OPS[_kind]),
+for _name, _idea, _core, _cname, _coeffs, _kind, _mirror, _bf16, _fp16 in _VARIANTS:
+    register(built(
+        "gelu", _name, _FAMILY[_name[:2]], _idea, make_kernel(_core, _kind),
+        Params({_cname: coeffs(_coeffs), **frame_params(_kind, -3.5, _mirror)}),
         claims=measured(_bf16, _fp16),
     ))

@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ulplab.kit import fma, horner
+from ulplab.kit import fma
 from ulplab.kit.ops import f32hex
-from ulplab.methods.gelu.framing import TAIL_OPS, add_ops, lawson, make_kernel, measured, phi64
-from ulplab.methods.registry import Method, register
+from ulplab.methods.gelu.framing import frame_params, lawson, make_kernel, measured, phi64
+from ulplab.methods.params import Params, coeffs, evaluate_poly
+from ulplab.methods.registry import built, register
 
 f32 = np.float32
 
@@ -58,16 +59,15 @@ def fit_r1(limit: float = 3.5, degree: int = 9,
     return tuple(a), float(np.max(np.abs(w * (basis @ a.astype(np.float64) - g))))
 
 
-def r1_core(x: np.ndarray) -> np.ndarray:
+def r1_core(x: np.ndarray, p: Params) -> np.ndarray:
     """x (1/2 + x P(x^2))."""
-    return x * fma(x, horner(x * x, R1_COEFFS, use_fma=True), np.full_like(x, 0.5))
+    return x * fma(x, evaluate_poly(p.SCHEME, x * x, p.R1_COEFFS), np.full_like(x, 0.5))
 
 
-register(Method(
+register(built(
     "gelu", "R1 Poly-9", "polynomial",
     "saturation x>=3 -> x, odd degree-9 polynomial for Phi - 1/2, minimax relative of "
     "Phi(-|x|) on [0, 3.5]; tail LUT below -3.5",
-    make_kernel(r1_core, "lut"),
-    ops=add_ops({"mul": 2, "fma": 5}, TAIL_OPS["lut"]),
+    make_kernel(r1_core, "lut"), Params({"R1_COEFFS": coeffs(R1_COEFFS), **frame_params("lut")}),
     claims=measured((87, 0.1307), (190, 4.4193)),
 ))

@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ulplab.kit import bits_of, fma, from_bits, ldexp
+from ulplab.kit import bits_of, fma, from_bits, ldexp, lookup
 from ulplab.methods.gelu import tail
-from ulplab.methods.gelu.framing import TAIL_OPS, add_ops, make_kernel, measured
+from ulplab.methods.gelu.framing import frame_params, make_kernel, measured
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.registry import Method, register
+from ulplab.methods.params import Params
+from ulplab.methods.params import table as table_param
+from ulplab.methods.registry import built, register
 
 f32 = np.float32
 
@@ -56,7 +58,7 @@ def build_tables() -> tuple[np.ndarray, np.ndarray]:
 POS_TABLE, NEG_TABLE = build_tables()
 
 
-def pwl_core(x: np.ndarray) -> np.ndarray:
+def pwl_core(x: np.ndarray, p: Params) -> np.ndarray:
     """GELU by linear interpolation between exponent-indexed knots (|x| < 4), x/2 below 2^-24."""
     with np.errstate(all="ignore"):
         a = np.abs(x)
@@ -69,20 +71,18 @@ def pwl_core(x: np.ndarray) -> np.ndarray:
         knot = from_bits(top << shift)
         e = (b >> np.uint32(23)).astype(np.int32) - 127
         t = ldexp(a - knot, KNOT_BITS - e)
-        table_y0 = where32(x < 0.0, NEG_TABLE[idx], POS_TABLE[idx])
-        table_y1 = where32(x < 0.0, NEG_TABLE[idx + 1], POS_TABLE[idx + 1])
+        table_y0 = where32(x < 0.0, lookup(p.NEG_TABLE, idx), lookup(p.POS_TABLE, idx))
+        table_y1 = where32(x < 0.0, lookup(p.NEG_TABLE, idx + 1), lookup(p.POS_TABLE, idx + 1))
         y = fma(t, table_y1 - table_y0, table_y0)
         return where32(np.abs(x) < 2.0**E_MIN, 0.5 * x, y)
 
 
-_CORE_OPS = {"add": 2, "mul": 1, "fma": 1, "abs": 2, "cmp": 5, "shift": 3, "int": 2,
-             "ldexp": 1, "lookup": 4}
-
-register(Method(
+register(built(
     "gelu", "R3 PWL", "pwl",
     "GELU linear between knots 2^e(1+j/16) indexed by exponent and 4 mantissa bits; tail LUT",
     make_kernel(pwl_core, "lut"),
-    ops=add_ops(_CORE_OPS, TAIL_OPS["lut"]),
+    Params({"POS_TABLE": table_param(POS_TABLE), "NEG_TABLE": table_param(NEG_TABLE),
+            **frame_params("lut")}),
     table_bytes=POS_TABLE.nbytes + NEG_TABLE.nbytes,
     claims=measured((87, 0.0742), (190, 0.7401)),
 ))

@@ -37,7 +37,9 @@ import numpy as np
 from ulplab.kit import fma
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.registry import Claim, Method, register
+from ulplab.methods.params import Params, threshold
+from ulplab.methods.params import table as table_param
+from ulplab.methods.registry import ArrayFn, Claim, built, register
 
 f32 = np.float32
 
@@ -88,32 +90,39 @@ def truncation_errors(n_gl: int = N_GL, n_gh: int = N_GH, split: float = X_SPLIT
     return e1, e2
 
 
-def gelu_quadrature(x: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        x2 = x * x
-        # |x| < 2: Gauss-Legendre
-        acc = np.zeros_like(x)
-        for a, w in zip(GL_A, GL_W, strict=True):
-            acc = fma(np.full_like(x, w), tail.exp_neg(x2 * a), acc)
-        small = x * fma(x, acc, np.full_like(x, 0.5))
-        # |x| >= 2: Gauss-Hermite on Craig's integral
-        y = 1.0 / x2
-        s = np.zeros_like(x)
-        for b, c in zip(GH_B, GH_C, strict=True):
-            s = s + c / fma(np.full_like(x, b), y, np.full_like(x, 1.0))
-        g = tail.exp_neg(0.5 * x2) * s  # |x| Phi(-|x|)
-        big = where32(x < 0.0, -g, x - g)
-        y = where32(np.abs(x) < X_SPLIT, small, big)
-        return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+def build_f2(p: Params) -> ArrayFn:
+    """F2: Gauss-Legendre below X_SPLIT in |x|, Gauss-Hermite from there (nodes and weights
+    GL_A, GL_W, GH_B, GH_C)."""
+
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            x2 = x * x
+            # |x| < 2: Gauss-Legendre
+            acc = np.zeros_like(x)
+            for a, w in zip(p.GL_A, p.GL_W, strict=True):
+                acc = fma(np.full_like(x, w), tail.exp_neg(x2 * a, p), acc)
+            small = x * fma(x, acc, np.full_like(x, 0.5))
+            # |x| >= 2: Gauss-Hermite on Craig's integral
+            y = 1.0 / x2
+            s = np.zeros_like(x)
+            for b, c in zip(p.GH_B, p.GH_C, strict=True):
+                s = s + c / fma(np.full_like(x, b), y, np.full_like(x, 1.0))
+            g = tail.exp_neg(0.5 * x2, p) * s  # |x| Phi(-|x|)
+            big = where32(x < 0.0, -g, x - g)
+            y = where32(np.abs(x) < p.X_SPLIT, small, big)
+            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+
+    return impl
 
 
-register(Method(
+register(built(
     "gelu", "F2 Quadrature", "quadrature",
     "Phi by 6-node Gauss-Legendre (|x|<2) and by 16-node Gauss-Hermite on Craig's integral "
     "(|x|>=2), exps from exp_neg; no fallback, no tail",
-    gelu_quadrature,
-    ops={"mul": 2 + 7 * 2, "add": N_GH // 2 + 2, "fma": N_GL + 7 * 9 + N_GH // 2 + 1,
-         "div": 1 + N_GH // 2, "cmp": 4, "ldexp": N_GL + 1, "rint": N_GL + 1},
+    build_f2,
+    Params({**{k: table_param(v) for k, v in (("GL_A", GL_A), ("GL_W", GL_W), ("GH_B", GH_B),
+                                              ("GH_C", GH_C))},
+            "X_SPLIT": threshold(X_SPLIT), **tail.PURE_PARAMS}),
     table_bytes=TABLE_BYTES,
     claims={"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0001)},
 ))

@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ulplab.kit import fma, horner
+from ulplab.kit import fma
 from ulplab.kit.ops import f32hex
-from ulplab.methods.gelu.erf_b3 import _CORE_OPS as B3_OPS
-from ulplab.methods.gelu.erf_b3 import phi_b3
-from ulplab.methods.gelu.framing import TAIL_OPS, add_ops, lawson, make_kernel, measured, phi64
+from ulplab.methods.gelu.erf_b3 import PHI_DECL, phi_b3
+from ulplab.methods.gelu.framing import frame_params, lawson, make_kernel, measured, phi64
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.registry import Method, register
+from ulplab.methods.params import Params, coeffs, constant, evaluate_poly
+from ulplab.methods.registry import built, register
 
 f32 = np.float32
 
@@ -62,17 +62,18 @@ def fit_e3(limit: float = 3.0, degree: int = 9, scale: float = 2.0,
     return tuple(p), float(np.max(np.abs(w * (basis @ p.astype(np.float64) - g))))
 
 
-def e3_core(x: np.ndarray) -> np.ndarray:
+def e3_core(x: np.ndarray, p: Params) -> np.ndarray:
     """x Phi: the scaled odd polynomial for x >= 0, B3's erf core for x < 0."""
-    v = E3_SCALE * x
-    phi_pos = fma(v, horner(v * v, E3_COEFFS, use_fma=True), np.full_like(x, 0.5))
-    return x * where32(x < 0.0, phi_b3(x), phi_pos)
+    v = p.E3_SCALE * x
+    phi_pos = fma(v, evaluate_poly(p.SCHEME, v * v, p.E3_COEFFS), np.full_like(x, 0.5))
+    return x * where32(x < 0.0, phi_b3(x, p), phi_pos)
 
 
-register(Method(
+register(built(
     "gelu", "E3 Range-Scale", "polynomial",
     "x>=0: Phi = 1/2 + v P4(v^2), v = x/2, minimax relative; x<0: B3 erf core; tail LUT",
     make_kernel(e3_core, "lut"),
-    ops=add_ops({"mul": 3, "fma": 5, "cmp": 1}, B3_OPS, TAIL_OPS["lut"]),
+    Params({"E3_SCALE": constant(E3_SCALE), "E3_COEFFS": coeffs(E3_COEFFS), **PHI_DECL,
+            **frame_params("lut")}),
     claims=measured((87, 0.0721), (190, 0.5999)),
 ))

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ulplab.kit import fma, horner
+from ulplab.kit import fma
 from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu import erf_b3, tail
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.registry import Claim, Method, register
+from ulplab.methods.params import Params, coeffs, evaluate_poly, threshold
+from ulplab.methods.registry import ArrayFn, Claim, built, register
 
 f32 = np.float32
 
@@ -56,34 +57,39 @@ def fit_erf_rational() -> tuple[tuple[np.float32, ...], tuple[np.float32, ...], 
     return fit_odd_rational(np.vectorize(math.erf), 1.0, 2, 2, n=3000, iters=60)
 
 
-def phi_b4(x: np.ndarray) -> np.ndarray:
+def phi_b4(x: np.ndarray, p: Params) -> np.ndarray:
     """Phi(x): [2/2] rational erf for |x| < sqrt 2, refitted A&S erfc beyond."""
     with np.errstate(all="ignore"):
         z = x * erf_b3.INV_SQRT2
         s = z * z
-        half_erf = (0.5 * z) * horner(s, ERF_P, use_fma=True) / horner(s, ERF_Q, use_fma=True)
+        half_erf = (0.5 * z) * evaluate_poly(p.SCHEME, s, p.ERF_P) \
+            / evaluate_poly(p.SCHEME, s, p.ERF_Q)
         phi_small = 0.5 + half_erf
         az = np.abs(z)
-        t = 1.0 / fma(np.full_like(x, erf_b3.AS_P), az, np.full_like(x, 1.0))
-        half_erfc = 0.5 * (t * horner(t, erf_b3.AS_COEFFS, use_fma=True)) \
-            * tail.exp_neg(0.5 * (x * x))
+        t = 1.0 / fma(np.full_like(x, p.AS_P), az, np.full_like(x, 1.0))
+        half_erfc = 0.5 * (t * evaluate_poly(p.SCHEME, t, p.AS_COEFFS)) \
+            * tail.exp_neg(0.5 * (x * x), p)
         phi_big = where32(x < 0.0, half_erfc, 1.0 - half_erfc)
-        return where32(np.abs(x) < erf_b3.SQRT2, phi_small, phi_big)
+        return where32(np.abs(x) < p.SMALL_BELOW, phi_small, phi_big)
 
 
-def gelu_b4(x: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        y = tail.with_tail(x, x * phi_b4(x), B4_TAIL, tail.asymptotic_tail)
-        return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+def build_b4(p: Params) -> ArrayFn:
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            y = tail.with_tail(x, x * phi_b4(x, p), p.TAIL_START, tail.asymptotic_tail, p)
+            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+
+    return impl
 
 
-register(Method(
+_B4_DECL = {k: v for k, v in erf_b3.PHI_DECL.items() if k != "ERF_TAYLOR"}
+register(built(
     "gelu", "B4 Rational", "erf",
     "erf by a minimax [2/2] rational in z^2 for |z|<1 and the refitted A&S 7.1.26 form beyond; "
     "asymptotic tail below -8.3125",
-    gelu_b4,
-    ops={"mul": 8 + 5, "add": 3, "fma": 4 + 5 + 9 + 13, "div": 2 + 1, "cmp": 3 + 1,
-         "ldexp": 2, "rint": 2},
+    build_b4,
+    Params({"ERF_P": coeffs(ERF_P), "ERF_Q": coeffs(ERF_Q), **_B4_DECL,
+            "TAIL_START": threshold(B4_TAIL)}),
     table_bytes=0,
     claims={"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0007)},
 ))

@@ -25,17 +25,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ulplab.kit import fma, horner
+from ulplab.kit import fma
 from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu.framing import (
-    TAIL_OPS,
-    add_ops,
+    frame_params,
     make_kernel,
     measured,
     phi64,
     rational_fit,
 )
-from ulplab.methods.registry import Method, register
+from ulplab.methods.params import Params, coeffs, evaluate_poly
+from ulplab.methods.registry import built, register
 
 f32 = np.float32
 
@@ -64,17 +64,17 @@ def fit_r2(limit: float = 3.5, n: int = 3, m: int = 3,
     return p.astype(f32), q.astype(f32), err
 
 
-def r2_core(x: np.ndarray) -> np.ndarray:
+def r2_core(x: np.ndarray, p: Params) -> np.ndarray:
     """x (1/2 + x P(x^2)/Q(x^2))."""
     u = x * x
-    r = horner(u, R2_P, use_fma=True) / horner(u, R2_Q, use_fma=True)
+    r = evaluate_poly(p.SCHEME, u, p.R2_P) / evaluate_poly(p.SCHEME, u, p.R2_Q)
     return x * fma(x, r, np.full_like(x, 0.5))
 
 
-register(Method(
+register(built(
     "gelu", "R2 Rational", "rational",
     "(Phi-1/2)/x ~ P3(x^2)/Q3(x^2), minimax in relative error of Phi(-|x|); tail LUT below -3.5",
     make_kernel(r2_core, "lut"),
-    ops=add_ops({"mul": 2, "fma": 7, "div": 1}, TAIL_OPS["lut"]),
+    Params({"R2_P": coeffs(R2_P), "R2_Q": coeffs(R2_Q), **frame_params("lut")}),
     claims=measured((87, 0.0717), (190, 0.572)),
 ))

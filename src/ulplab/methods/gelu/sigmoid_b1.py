@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ulplab.methods.gelu.framing import TAIL_OPS, add_ops, make_kernel, measured
-from ulplab.methods.registry import Method, register
+from ulplab.methods.gelu.framing import frame_params, make_kernel, measured
+from ulplab.methods.params import Params, constant
+from ulplab.methods.registry import built, register
 
 f32 = np.float32
 
@@ -52,36 +53,34 @@ def sigmoid_sqrt(z: np.ndarray) -> np.ndarray:
     return 0.5 + 0.5 * (z / np.sqrt(1.0 + z * z))
 
 
-def make_core(sigmoid, k: np.float32 = K_SIGMOID):  # noqa: ANN001, ANN201
-    """x sigma(k x) with the given algebraic sigmoid."""
+def make_core(sigmoid):  # noqa: ANN001, ANN201
+    """x sigma(K_SIGMOID x) with the given algebraic sigmoid (K_SIGMOID a parameter)."""
 
-    def core(x: np.ndarray) -> np.ndarray:
-        return x * sigmoid(k * x)
+    def core(x: np.ndarray, p: Params) -> np.ndarray:
+        return x * sigmoid(p.K_SIGMOID * x)
 
     return core
 
 
-_RAT_OPS = {"mul": 3, "add": 2, "abs": 1, "div": 1}
-_SQRT_OPS = {"mul": 4, "add": 2, "sqrt": 1, "div": 1}
+def _params(tail_kind: str, tail_start: float = -3.5) -> Params:
+    return Params({"K_SIGMOID": constant(K_SIGMOID), **frame_params(tail_kind, tail_start)})
 
-register(Method(
+
+register(built(
     "gelu", "B1 Pure", "sigmoid",
     "x sigma(1.702x), sigma(z) ~ 1/2 + z/(2(1+|z|)); asymptotic tail below -1.75",
-    make_kernel(make_core(sigmoid_rational), "pure", B1_PURE_TAIL),
-    ops=add_ops(_RAT_OPS, TAIL_OPS["pure"]),
+    make_kernel(make_core(sigmoid_rational), "pure"), _params("pure", B1_PURE_TAIL),
     claims=measured((209, 0.5277), (1677, 34.5455)),
 ))
-register(Method(
+register(built(
     "gelu", "B1 Sigmoid", "sigmoid",
     "x sigma(1.702x), sigma(z) ~ 1/2 + z/(2(1+|z|)); the seed's tail LUT below -3.5",
-    make_kernel(make_core(sigmoid_rational), "lut"),
-    ops=add_ops(_RAT_OPS, TAIL_OPS["lut"]),
+    make_kernel(make_core(sigmoid_rational), "lut"), _params("lut"),
     claims=measured((1068, 1.6402), (8538, 103.3075)),
 ))
-register(Method(
+register(built(
     "gelu", "B1v2 Sigmoid", "sigmoid",
     "x sigma(1.702x), sigma(z) ~ 1/2 + z/(2 sqrt(1+z^2)); the seed's tail LUT below -3.5",
-    make_kernel(make_core(sigmoid_sqrt), "lut"),
-    ops=add_ops(_SQRT_OPS, TAIL_OPS["lut"]),
+    make_kernel(make_core(sigmoid_sqrt), "lut"), _params("lut"),
     claims=measured((625, 1.4755), (4995, 92.6978)),
 ))

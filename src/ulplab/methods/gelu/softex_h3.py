@@ -32,9 +32,10 @@ import numpy as np
 
 from ulplab.kit import fma, ldexp
 from ulplab.kit.ops import f32hex
-from ulplab.methods.gelu.framing import TAIL_OPS, add_ops, make_kernel, measured
+from ulplab.methods.gelu.framing import Core, frame_params, make_kernel, measured
 from ulplab.methods.gelu.tail import LN2_HI, LN2_LO, LOG2E, where32
-from ulplab.methods.registry import Method, register
+from ulplab.methods.params import Params, constant
+from ulplab.methods.registry import built, register
 
 f32 = np.float32
 
@@ -48,7 +49,7 @@ EXP_CLAMP = 150.0                     # |w| <= 150: e^w is 0 or inf in float32 b
 H3_PURE_TAIL = -2.5
 
 
-def pade_exp(w: np.ndarray) -> np.ndarray:
+def pade_exp(w: np.ndarray, p: Params | None = None) -> np.ndarray:
     """e^w: Cody-Waite reduction to |r| <= ln2/2, Pade [2/2] (12+6r+r^2)/(12-6r+r^2), ldexp."""
     with np.errstate(all="ignore"):
         wc = np.minimum(np.maximum(w, -EXP_CLAMP), EXP_CLAMP)
@@ -61,30 +62,31 @@ def pade_exp(w: np.ndarray) -> np.ndarray:
         return ldexp(q, nn.astype(np.int32))
 
 
-def tanh_form_core(exp_fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray],
-                                                                            np.ndarray]:
-    """x / (1 + e^(-2u)), u = sqrt(2/pi)(x + 0.044715 x^3), with the given exp (shared by H2)."""
+def tanh_form_core(exp_fn: Callable[..., np.ndarray]) -> Core:
+    """x / (1 + e^(-2u)), u = A (x + B x^3) (A = sqrt(2/pi), B = 0.044715 by default), with the
+    given exp (called as exp_fn(w, p); shared by H2)."""
 
-    def core(x: np.ndarray) -> np.ndarray:
-        u = SQRT_2_OVER_PI * (x + TANH_CUBIC * (x * x * x))
-        return x * (1.0 / (1.0 + exp_fn(-2.0 * u)))
+    def core(x: np.ndarray, p: Params) -> np.ndarray:
+        u = p.SQRT_2_OVER_PI * (x + p.TANH_CUBIC * (x * x * x))
+        return x * (1.0 / (1.0 + exp_fn(-2.0 * u, p)))
 
     return core
 
 
-_CORE_OPS = {"mul": 8, "add": 6, "fma": 2, "div": 2, "rint": 1, "ldexp": 1, "cmp": 3}
+TANH_FORM_PARAMS = {"SQRT_2_OVER_PI": constant(SQRT_2_OVER_PI),
+                    "TANH_CUBIC": constant(TANH_CUBIC)}
 
-register(Method(
+register(built(
     "gelu", "H3 Pure", "softex",
     "tanh form x sigma(2u) with e^w by range reduction + Pade [2/2]; asymptotic tail below -2.5",
-    make_kernel(tanh_form_core(pade_exp), "pure", H3_PURE_TAIL),
-    ops=add_ops(_CORE_OPS, TAIL_OPS["pure"]),
+    make_kernel(tanh_form_core(pade_exp), "pure"),
+    Params({**TANH_FORM_PARAMS, **frame_params("pure", H3_PURE_TAIL)}),
     claims=measured((8, 0.0065), (69, 0.2892)),
 ))
-register(Method(
+register(built(
     "gelu", "H3 SoftEx", "softex",
     "tanh form x sigma(2u) with e^w by range reduction + Pade [2/2]; the seed's tail LUT",
     make_kernel(tanh_form_core(pade_exp), "lut"),
-    ops=add_ops(_CORE_OPS, TAIL_OPS["lut"]),
+    Params({**TANH_FORM_PARAMS, **frame_params("lut")}),
     claims=measured((87, 0.0966), (460, 2.1809)),
 ))

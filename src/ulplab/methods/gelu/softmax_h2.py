@@ -24,11 +24,13 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from ulplab.kit import fma, ldexp
-from ulplab.methods.gelu.framing import TAIL_OPS, add_ops, make_kernel, measured
-from ulplab.methods.gelu.softex_h3 import EXP_CLAMP, tanh_form_core
+from ulplab.kit import fma, ldexp, lookup
+from ulplab.methods.gelu.framing import frame_params, make_kernel, measured
+from ulplab.methods.gelu.softex_h3 import EXP_CLAMP, TANH_FORM_PARAMS, tanh_form_core
 from ulplab.methods.gelu.tail import LOG2E, where32
-from ulplab.methods.registry import Method, register
+from ulplab.methods.params import Params
+from ulplab.methods.params import table as table_param
+from ulplab.methods.registry import built, register
 
 f32 = np.float32
 
@@ -45,7 +47,7 @@ def exp2_table(segments: int = EXP2_SEGMENTS) -> np.ndarray:
 EXP2_TABLE = exp2_table()
 
 
-def pwl_exp(w: np.ndarray) -> np.ndarray:
+def pwl_exp(w: np.ndarray, p: Params | None = None) -> np.ndarray:
     """e^w = 2^n * PWL(2^f), n = floor(w log2 e), f = w log2 e - n, 8 segments on f in [0, 1)."""
     with np.errstate(all="ignore"):
         wc = np.minimum(np.maximum(w, -EXP_CLAMP), EXP_CLAMP)
@@ -57,19 +59,17 @@ def pwl_exp(w: np.ndarray) -> np.ndarray:
         i = np.minimum(np.floor(s), float(EXP2_SEGMENTS - 1))
         t = s - i
         ii = i.astype(np.int32)
-        y0 = EXP2_TABLE[ii]
-        y1 = EXP2_TABLE[ii + 1]
+        table = EXP2_TABLE if p is None else p.EXP2_TABLE
+        y0 = lookup(table, ii)
+        y1 = lookup(table, ii + 1)
         return ldexp(fma(t, y1 - y0, y0), n.astype(np.int32))
 
 
-_CORE_OPS = {"mul": 8, "add": 8, "fma": 1, "div": 1, "floor": 2, "lookup": 2, "ldexp": 1,
-             "cmp": 4}
-
-register(Method(
+register(built(
     "gelu", "H2 GELU-Softmax", "softmax",
     "tanh form x sigma(2u) with the softmax unit's exp: 2^n times 8-segment PWL 2^f; tail LUT",
     make_kernel(tanh_form_core(pwl_exp), "lut"),
-    ops=add_ops(_CORE_OPS, TAIL_OPS["lut"]),
+    Params({**TANH_FORM_PARAMS, "EXP2_TABLE": table_param(EXP2_TABLE), **frame_params("lut")}),
     table_bytes=EXP2_TABLE.nbytes,
     claims=measured((87, 0.0983), (462, 2.2927)),
 ))

@@ -44,10 +44,11 @@ import math
 import mpmath
 import numpy as np
 
-from ulplab.kit import fma
+from ulplab.kit import fma, lookup
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.registry import Claim, Method, register
+from ulplab.methods.params import Params, threshold
+from ulplab.methods.registry import ArrayFn, Claim, built, register
 
 f32 = np.float32
 
@@ -126,8 +127,8 @@ class Spline:
             idx = np.zeros(s.shape, dtype=np.int32)
             for k in self.knots[1:-1]:
                 idx += s >= k
-            t = (s - self.knot_array[idx]) * self.inv_h[idx]
-            c0, c1, c2, c3 = (c[idx] for c in self.columns)
+            t = (s - lookup(self.knot_array, idx)) * lookup(self.inv_h, idx)
+            c0, c1, c2, c3 = (lookup(c, idx) for c in self.columns)
             return fma(t, fma(t, fma(t, c3, c2), c1), c0)  # Horner with FMA
 
     def phi(self, x: np.ndarray) -> np.ndarray:
@@ -137,14 +138,18 @@ class Spline:
             return where32(x < 0.0, s, 1.0 - s)
 
 
-def make_c1(spline: Spline, tail_fn):  # noqa: ANN001, ANN201
-    """A C1 kernel: x Phi_spline(x) on [lo, -lo), tail_fn below lo, x + GELU(-x) above -lo."""
+def build_c1(p: Params) -> ArrayFn:
+    """A C1 kernel: x Phi_spline(x) on [lo, -lo), the tail below lo (asymptotic, or the LUT where
+    declared), x + GELU(-x) above -lo. The spline is built from SPLINE_LO (knots placed for it)."""
+    spline = _spline(float(p.SPLINE_LO))
+    tail_fn = tail.tail_lut if "TAIL_COARSE" in p else tail.asymptotic_tail
 
     def impl(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             core = x * spline.phi(x)
-            core = where32(x >= -spline.lo, tail.mirror_positive(x, tail.asymptotic_tail), core)
-            y = tail.with_tail(x, core, spline.lo, tail_fn)
+            core = where32(x >= -spline.lo, tail.mirror_positive(x, tail.asymptotic_tail, p),
+                           core)
+            y = tail.with_tail(x, core, spline.lo, tail_fn, p)
             return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
 
     return impl
@@ -153,32 +158,27 @@ def make_c1(spline: Spline, tail_fn):  # noqa: ANN001, ANN201
 PURE_SPLINE = Spline(C1_PURE_TAIL)
 LUT_SPLINE = Spline(C1_SPLINE_TAIL)
 
-_ASYM_OPS = {"mul": 5, "fma": 13, "div": 1, "cmp": 1, "ldexp": 1, "rint": 1}
-_LUT_OPS = {"add": 2, "fma": 2, "div": 2, "cmp": 6, "floor": 2, "lookup": 4}
+
+def _spline(lo: float) -> Spline:
+    for s in (PURE_SPLINE, LUT_SPLINE):
+        if s.lo == lo:
+            return s
+    return Spline(lo)
 
 
-def _ops(spline: Spline, tail_ops: dict[str, int]) -> dict[str, int]:
-    core = {"add": 3 + len(spline.knots) - 2, "mul": 2, "fma": 3,
-            "cmp": len(spline.knots) - 2 + 4, "lookup": 6}
-    total = {k: core.get(k, 0) + tail_ops.get(k, 0) for k in {**core, **tail_ops}}
-    for k, v in _ASYM_OPS.items():  # the positive mirror
-        total[k] = total.get(k, 0) + v
-    return total
-
-
-register(Method(
+register(built(
     "gelu", "C1 Pure", "spline",
     "cubic Hermite spline of Phi, 33 greedy dyadic knots on [-4.25, 0] (rel. error 2^-14), "
     "mirrored for x>0; asymptotic tail beyond 4.25",
-    make_c1(PURE_SPLINE, tail.asymptotic_tail), ops=_ops(PURE_SPLINE, _ASYM_OPS),
+    build_c1, Params({"SPLINE_LO": threshold(C1_PURE_TAIL), **tail.PURE_PARAMS}),
     table_bytes=PURE_SPLINE.table_bytes,
     claims={"bfloat16": Claim(1, 0.0021), "float16": Claim(1, 0.0019)},
 ))
-register(Method(
+register(built(
     "gelu", "C1 Spline", "spline",
     "cubic Hermite spline of Phi, 21 greedy dyadic knots on [-3.5, 0]; the seed's tail LUT "
     "below -3.5",
-    make_c1(LUT_SPLINE, tail.tail_lut), ops=_ops(LUT_SPLINE, _LUT_OPS),
+    build_c1, Params({"SPLINE_LO": threshold(C1_SPLINE_TAIL), **tail.LUT_PARAMS}),
     table_bytes=LUT_SPLINE.table_bytes + tail.TAIL_LUT_BYTES,
     claims={"bfloat16": Claim(87, 0.0717), "float16": Claim(190, 0.5671)},
 ))

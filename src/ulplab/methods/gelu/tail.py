@@ -30,8 +30,10 @@ from collections.abc import Callable
 import mpmath
 import numpy as np
 
-from ulplab.kit import fma, horner, ldexp
+from ulplab.kit import fma, ldexp, lookup
 from ulplab.kit.ops import f32hex
+from ulplab.methods.params import Param, Params, coeffs, evaluate_poly, scheme
+from ulplab.methods.params import table as table_param
 
 f32 = np.float32
 
@@ -67,36 +69,42 @@ def taylor_exp_coeffs(n: int = 8) -> tuple[np.float32, ...]:
     return tuple(f32(float(1 / mpmath.factorial(k))) for k in range(n))
 
 
-def exp_neg(u: np.ndarray) -> np.ndarray:
-    """e^-u for float32 u >= 0, by Cody-Waite reduction, a degree-7 polynomial and ldexp."""
+def exp_neg(u: np.ndarray, p: Params | None = None) -> np.ndarray:
+    """e^-u for float32 u >= 0, by Cody-Waite reduction, a degree-7 polynomial and ldexp
+    (``p``: EXP_TAYLOR and SCHEME of a method's parameters; the tail's own when None)."""
+    p = PARAMS if p is None else p
     with np.errstate(all="ignore"):
         uc = np.minimum(u, EXP_MAX_ARG)
         k = np.rint(uc * LOG2E)
         r = fma(k, np.full_like(uc, LN2_HI), -uc)
         r = fma(k, np.full_like(uc, LN2_LO), r)
-        p = horner(r, EXP_TAYLOR, use_fma=True)
+        poly = evaluate_poly(p.SCHEME, r, p.EXP_TAYLOR)
         kk = where32(np.isnan(k), 0.0, k)
-        return ldexp(p, -kk.astype(np.int32))
+        return ldexp(poly, -kk.astype(np.int32))
 
 
-def gauss_pdf(x: np.ndarray) -> np.ndarray:
+def gauss_pdf(x: np.ndarray, p: Params | None = None) -> np.ndarray:
     """phi(x) = e^(-x^2/2)/sqrt(2 pi) in float32 arithmetic."""
-    return exp_neg(0.5 * (x * x)) * INV_SQRT_2PI
+    return exp_neg(0.5 * (x * x), p) * INV_SQRT_2PI
 
 
-def asymptotic_tail(x: np.ndarray) -> np.ndarray:
-    """GELU(x) ~ -phi(x) (1 - 1/x^2 + 3/x^4 - 15/x^6), for x < 0 (gives -0 at x = -inf)."""
+def asymptotic_tail(x: np.ndarray, p: Params | None = None) -> np.ndarray:
+    """GELU(x) ~ -phi(x) (1 - 1/x^2 + 3/x^4 - 15/x^6), for x < 0 (gives -0 at x = -inf);
+    ``p``: ASYMPTOTIC, EXP_TAYLOR and SCHEME (the tail's own when None)."""
+    p = PARAMS if p is None else p
     with np.errstate(all="ignore"):
         x2 = x * x
         y = 1.0 / x2
-        series = horner(y, ASYMPTOTIC, use_fma=True)
-        return -(exp_neg(0.5 * x2) * INV_SQRT_2PI * series)
+        series = evaluate_poly(p.SCHEME, y, p.ASYMPTOTIC)
+        return -(exp_neg(0.5 * x2, p) * INV_SQRT_2PI * series)
 
 
-def mirror_positive(x: np.ndarray, gelu_neg: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """GELU(x) = x + GELU(-x) for x > 0 (as Phi(x) = 1 - Phi(-x)), given GELU on the negatives."""
+def mirror_positive(x: np.ndarray, gelu_neg: Callable[..., np.ndarray],
+                    p: Params | None = None) -> np.ndarray:
+    """GELU(x) = x + GELU(-x) for x > 0 (as Phi(x) = 1 - Phi(-x)), given GELU on the negatives
+    (called as gelu_neg(-x, p))."""
     with np.errstate(all="ignore"):
-        return x + gelu_neg(-x)
+        return x + gelu_neg(-x, p)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -137,8 +145,8 @@ def lerp_uniform(x: np.ndarray, lo: float, step: float, table: np.ndarray) -> np
         i = np.minimum(np.floor(s), float(n - 2))
         t = s - i
         ii = i.astype(np.int32)
-        y0 = table[ii]
-        y1 = table[ii + 1]
+        y0 = lookup(table, ii)
+        y1 = lookup(table, ii + 1)
         return fma(t, y1 - y0, y0)
 
 
@@ -150,16 +158,42 @@ TAIL_FINE = uniform_table(gelu_exact, TAIL_LUT_END, 0.0625, 6)    # -8.3125 .. -
 TAIL_LUT_BYTES = 4 * (TAIL_COARSE.size + TAIL_FINE.size)
 
 
-def tail_lut(x: np.ndarray) -> np.ndarray:
-    """The seed's shared tail for x < -3.5: two-tier LUT, asymptotic below -8.3125."""
+def tail_lut(x: np.ndarray, p: Params | None = None) -> np.ndarray:
+    """The seed's shared tail for x < -3.5: two-tier LUT, asymptotic below -8.3125 (``p``:
+    TAIL_COARSE, TAIL_FINE and the asymptotic tail's parameters; the tail's own when None)."""
+    p = PARAMS if p is None else p
     with np.errstate(all="ignore"):
-        coarse = lerp_uniform(x, TAIL_LUT_FINE, 0.25, TAIL_COARSE)
-        fine = lerp_uniform(x, TAIL_LUT_END, 0.0625, TAIL_FINE)
+        coarse = lerp_uniform(x, TAIL_LUT_FINE, 0.25, p.TAIL_COARSE)
+        fine = lerp_uniform(x, TAIL_LUT_END, 0.0625, p.TAIL_FINE)
         y = where32(x < TAIL_LUT_FINE, fine, coarse)
-        return where32(x < TAIL_LUT_END, asymptotic_tail(x), y)
+        return where32(x < TAIL_LUT_END, asymptotic_tail(x, p), y)
 
 
 def with_tail(x: np.ndarray, core: np.ndarray, start: float,
-              tail: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """tail(x) where x < start, else core (NaN inputs take the core, which keeps them NaN)."""
-    return where32(x < start, tail(x), core)
+              tail: Callable[..., np.ndarray], p: Params | None = None) -> np.ndarray:
+    """tail(x, p) where x < start, else core (NaN inputs take the core, which keeps them NaN)."""
+    return where32(x < start, tail(x, p), core)
+
+
+# ---------------------------------------------------------------------------------------------
+# Declared parameters: what a method using these pieces adds to its own
+# ---------------------------------------------------------------------------------------------
+
+PURE_PARAMS: dict[str, Param] = {"EXP_TAYLOR": coeffs(EXP_TAYLOR),
+                                 "ASYMPTOTIC": coeffs(ASYMPTOTIC), "SCHEME": scheme()}
+"""exp_neg, gauss_pdf, asymptotic_tail: the exp's Taylor coefficients, the asymptotic series,
+and the evaluation scheme of every polynomial of the method."""
+LUT_PARAMS: dict[str, Param] = {**PURE_PARAMS, "TAIL_COARSE": table_param(TAIL_COARSE),
+                                "TAIL_FINE": table_param(TAIL_FINE)}
+"""tail_lut: the asymptotic tail's parameters and the two knot tables."""
+PARAMS = Params(LUT_PARAMS)
+"""The pieces' own parameters, used when a caller passes none."""
+
+
+def tail_params(kind: str) -> dict[str, Param]:
+    """The declared parameters of a tail kind: "pure" (asymptotic) or "lut" (the seed's LUT)."""
+    return {"pure": PURE_PARAMS, "lut": LUT_PARAMS}[kind]
+
+
+def tail_fn(kind: str) -> Callable[..., np.ndarray]:
+    return {"pure": asymptotic_tail, "lut": tail_lut}[kind]

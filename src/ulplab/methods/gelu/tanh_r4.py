@@ -36,11 +36,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ulplab.kit import horner
 from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.registry import Claim, Method, register
+from ulplab.methods.params import Params, coeffs, constant, evaluate_poly, threshold
+from ulplab.methods.registry import ArrayFn, Claim, built, register
 
 f32 = np.float32
 
@@ -99,54 +99,53 @@ def fit_tanh_rational(z_hi: float = Z_MAX, p: int = 3, q: int = 4, n: int = 3000
     return fit_odd_rational(np.tanh, z_hi, p, q, n, iters)
 
 
-def tanh_rational(az: np.ndarray) -> np.ndarray:
-    """tanh(|z|) for |z| >= 0 (argument already non-negative), 1 from |z| = 6."""
+def tanh_rational(az: np.ndarray, p: Params) -> np.ndarray:
+    """tanh(|z|) for |z| >= 0 (argument already non-negative), 1 from |z| = Z_MAX."""
     with np.errstate(all="ignore"):
-        a = np.minimum(az, Z_MAX)
+        a = np.minimum(az, p.Z_MAX)
         s = a * a
-        r = np.minimum(a * horner(s, TANH_P, use_fma=True) / horner(s, TANH_Q, use_fma=True),
-                       1.0)
-        return where32(az >= Z_MAX, 1.0, r)
+        r = np.minimum(a * evaluate_poly(p.SCHEME, s, p.TANH_P)
+                       / evaluate_poly(p.SCHEME, s, p.TANH_Q), 1.0)
+        return where32(az >= p.Z_MAX, 1.0, r)
 
 
-def phi_tanh(x: np.ndarray) -> np.ndarray:
+def phi_tanh(x: np.ndarray, p: Params) -> np.ndarray:
     """Phi_t(x) = (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3)))/2 with the rational tanh."""
     with np.errstate(all="ignore"):
-        z = x * (TANH_A + TANH_B * (x * x))
-        h = 0.5 * tanh_rational(np.abs(z))
+        z = x * (p.TANH_A + p.TANH_B * (x * x))
+        h = 0.5 * tanh_rational(np.abs(z), p)
         return where32(x < 0.0, 0.5 - h, 0.5 + h)
 
 
-def make_r4(tail_start: float, tail_fn):  # noqa: ANN001, ANN201
-    """An R4 kernel: x Phi_t(x), tail_fn below tail_start."""
+def build_r4(p: Params) -> ArrayFn:
+    """An R4 kernel: x Phi_t(x), the tail (asymptotic, or the LUT where declared) below
+    TAIL_START."""
+    tail_fn = tail.tail_lut if "TAIL_COARSE" in p else tail.asymptotic_tail
 
     def impl(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
-            y = tail.with_tail(x, x * phi_tanh(x), tail_start, tail_fn)
+            y = tail.with_tail(x, x * phi_tanh(x, p), p.TAIL_START, tail_fn, p)
             return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
 
     return impl
 
 
-_CORE_OPS = {"mul": 6, "add": 2, "fma": 7, "div": 1, "cmp": 5}
-_TAIL_OPS = {"mul": 5, "fma": 13, "div": 1, "cmp": 1, "ldexp": 1, "rint": 1}
-_LUT_OPS = {"add": 2, "fma": 2, "div": 2, "cmp": 6, "floor": 2, "lookup": 4}
+def _params(tail_kind: str, tail_start: float) -> Params:
+    return Params({"TANH_A": constant(TANH_A), "TANH_B": constant(TANH_B),
+                   "TANH_P": coeffs(TANH_P), "TANH_Q": coeffs(TANH_Q), "Z_MAX": threshold(Z_MAX),
+                   **tail.tail_params(tail_kind), "TAIL_START": threshold(tail_start)})
 
 
-def _ops(extra: dict[str, int]) -> dict[str, int]:
-    return {k: _CORE_OPS.get(k, 0) + extra.get(k, 0) for k in {**_CORE_OPS, **extra}}
-
-
-register(Method(
+register(built(
     "gelu", "R4 Pure", "tanh",
     "tanh-form GELU, tanh by a [7/8] minimax rational; asymptotic tail below -2.5",
-    make_r4(R4_PURE_TAIL, tail.asymptotic_tail), ops=_ops(_TAIL_OPS), table_bytes=0,
+    build_r4, _params("pure", R4_PURE_TAIL), table_bytes=0,
     claims={"bfloat16": Claim(8, 0.0065), "float16": Claim(69, 0.2901)},
 ))
-register(Method(
+register(built(
     "gelu", "R4 Tanh", "tanh",
     "tanh-form GELU, tanh by a [7/8] minimax rational; the seed's tail LUT below -3.5",
-    make_r4(tail.TAIL_LUT_START, tail.tail_lut), ops=_ops(_LUT_OPS),
+    build_r4, _params("lut", tail.TAIL_LUT_START),
     table_bytes=tail.TAIL_LUT_BYTES,
     claims={"bfloat16": Claim(87, 0.0966), "float16": Claim(460, 2.1773)},
 ))

@@ -72,10 +72,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ulplab.kit import fma, horner
+from ulplab.kit import fma, lookup
 from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.registry import Claim, Method, register
+from ulplab.methods.params import Params, coeffs, evaluate_poly, scheme, threshold
+from ulplab.methods.params import table as table_param
+from ulplab.methods.registry import ArrayFn, Claim, built, register
 
 f32 = np.float32
 
@@ -111,14 +113,17 @@ TT_ACCURATE_POS = 3.0   # x >= 3 -> x (the `in < 3.0f` branch of calculate_gelu)
 TT_ACCURATE_NEG = -5.5  # x < -5.5 -> 0 (the `val >= -5.5f` branch of calculate_gelu_chebyshev)
 
 
-def tt_accurate(x: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        r = horner(x, TT_ACCURATE_COEFFS, use_fma=True)  # 15 SFPMADs
-        r = np.copysign(np.abs(r), x)                      # setsgn(result, x)
-        zero = np.copysign(np.zeros_like(x), x)
-        r = where32(x < TT_ACCURATE_NEG, zero, r)
-        r = where32(x < TT_ACCURATE_POS, r, x)           # NaN and x >= 3 -> x
-        return where32(x == 0.0, x, r)
+def build_tt_accurate(p: Params) -> ArrayFn:
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            r = evaluate_poly(p.SCHEME, x, p.TT_ACCURATE_COEFFS)  # 15 SFPMADs
+            r = np.copysign(np.abs(r), x)                          # setsgn(result, x)
+            zero = np.copysign(np.zeros_like(x), x)
+            r = where32(x < p.TT_ACCURATE_NEG, zero, r)
+            r = where32(x < p.TT_ACCURATE_POS, r, x)             # NaN and x >= 3 -> x
+            return where32(x == 0.0, x, r)
+
+    return impl
 
 
 # ---------------------------------------------------------------------------------------------
@@ -159,28 +164,39 @@ TT_FAST_SLOPES = unpack_words(TT_FAST_SLOPE_WORDS)
 TT_FAST_INTERCEPTS = unpack_words(TT_FAST_INTERCEPT_WORDS)
 
 
-def tt_fast(x: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        ax = np.abs(x)
-        k = (ax >= TT_FAST_CUTS[0]).astype(np.int32)
-        for cut in TT_FAST_CUTS[1:]:
-            k = k + (ax >= cut).astype(np.int32)
-        lut = fma(TT_FAST_SLOPES[k], ax, TT_FAST_INTERCEPTS[k])   # SFPLUTFP32, sign kept
-        y = fma(x, np.full_like(x, TT_FAST_HALF), lut)           # SFPMAD 0.5*x + lut
-        return where32(x == -np.inf, np.copysign(np.zeros_like(x), x), y)
+def build_tt_fast(p: Params) -> ArrayFn:
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            ax = np.abs(x)
+            cuts = p.TT_FAST_CUTS
+            k = (ax >= cuts[0]).astype(np.int32)
+            for cut in cuts[1:]:
+                k = k + (ax >= cut).astype(np.int32)
+            lut = fma(lookup(p.TT_FAST_SLOPES, k), ax,
+                      lookup(p.TT_FAST_INTERCEPTS, k))           # SFPLUTFP32, sign kept
+            y = fma(x, np.full_like(x, TT_FAST_HALF), lut)       # SFPMAD 0.5*x + lut
+            return where32(x == -np.inf, np.copysign(np.zeros_like(x), x), y)
+
+    return impl
 
 
-register(Method(
+register(built(
     "gelu", "TT Accurate", "tenstorrent",
     "Tenstorrent SFPU accurate GELU: degree-15 polynomial in x (FMA Horner), sign of x copied, "
     "x>=3 -> x, x<-5.5 -> 0",
-    tt_accurate, ops={"fma": 15, "cmp": 3, "sign": 1},
+    build_tt_accurate,
+    Params({"TT_ACCURATE_COEFFS": coeffs(TT_ACCURATE_COEFFS), "SCHEME": scheme(),
+            "TT_ACCURATE_POS": threshold(TT_ACCURATE_POS),
+            "TT_ACCURATE_NEG": threshold(TT_ACCURATE_NEG)}),
     claims={"bfloat16": Claim(14330, 3224.7677), "float16": Claim(3498, 67.9961)},
 ))
-register(Method(
+register(built(
     "gelu", "TT Fast", "tenstorrent",
     "Tenstorrent SFPU fast GELU: 0.5x + s|x| + c with (s, c) from a 6-segment fp16 table by |x|",
-    tt_fast, ops={"fma": 2, "cmp": 5, "abs": 1, "lookup": 2},
+    build_tt_fast,
+    Params({"TT_FAST_SLOPES": table_param(TT_FAST_SLOPES),
+            "TT_FAST_INTERCEPTS": table_param(TT_FAST_INTERCEPTS),
+            "TT_FAST_CUTS": table_param(TT_FAST_CUTS)}),
     table_bytes=24,
     claims={"bfloat16": Claim(29803, 6569.793), "float16": Claim(11656, 320.8416)},
 ))
