@@ -13,37 +13,29 @@ import pytest
 
 from ulplab.methods import get_method, methods_for
 from ulplab.methods.gelu import erf_b3, lut_r5, tail, tt
+from ulplab.methods.gelu.seed_table import SEED_BF16, seed_figures
 
 f32 = np.float32
 
-# Method names of the seed's results table (38 methods)
-SEED_NAMES = {
-    "R5 Pure", "B3 Pure", "D2 Pure", "F3 Pure", "R4 Pure", "C1 Pure", "E4 Hermite",
-    "E4v3 Quintic", "E4v2 Wide", "R5 LUT", "B3 Erf Poly", "C1 Spline", "D2 LUT+Erf",
-    "F2 Quadrature", "F3 CF Erf", "D4 Non-uniform", "R4 Tanh", "B4 Rational", "B1v2 Sigmoid",
-    "B1 Pure", "D3 LUT+Corr", "R3 PWL", "H3 Pure", "C2 Piecewise", "B1 Sigmoid",
-    "E3 Range-Scale", "H2 GELU-Softmax", "R2 Rational", "A4 Cont.Frac", "A3 Chebyshev",
-    "A1 Pure", "E9 Remez BF16", "H3 SoftEx", "R1 Poly-9", "A1 Poly-9", "A1 Poly-7",
-    "TT Accurate", "TT Fast",
-}
 RESEARCH = [m for m in methods_for("gelu") if m.family not in ("baseline", "deterministic")]
-EXPECTED = {"TT Accurate", "TT Fast", "B3 Pure", "B3 Erf Poly", "D2 Pure", "D2 LUT+Erf",
-            "R5 Pure", "R5 LUT"}
 
 
 def _ids(m):
     return m.name
 
 
-def test_method_names_are_the_seeds():
+def test_every_seed_method_is_registered_with_its_seed_figure():
     names = {m.name for m in RESEARCH}
-    assert names >= EXPECTED
-    assert names <= SEED_NAMES
-
-
-def test_every_method_has_claims_for_both_formats():
+    assert set(SEED_BF16) <= names  # the seed's 38 names, each meaning the seed's method
     for m in RESEARCH:
-        assert set(m.claims) == {"bfloat16", "float16"}, m.name
+        assert m.seed == seed_figures(m.name), m.name
+        if not m.seed:  # a variant of a seed method says what it changes
+            assert m.note, m.name
+
+
+def test_every_method_has_claims_and_traced_ops():
+    for m in RESEARCH:
+        assert {"bfloat16", "float16"} <= set(m.claims), m.name
         assert m.ops, m.name
 
 
@@ -69,14 +61,17 @@ def test_lut16_decoding_rules():
 
 def test_tt_fast_values():
     x = np.array([1.0, -1.0, 2.0, -3.0, -100.0, 3.0, 1e30], dtype=f32)
-    y = get_method("gelu", "TT Fast")(x)
+    y = get_method("gelu", "TT Fast (tt-llk)")(x)
     assert y[0] == f32(0.5) + (f32(0.61865234375) - f32(0.279541015625))
     assert abs(y[0] - 0.839111) < 1e-6 and abs(y[1] + 0.160889) < 1e-6
     assert abs(y[2] - 1.960693) < 1e-6
     assert y[3] == 0 and y[4] == 0  # 0.5x + 0.5|x|: the top segment flushes negatives to 0
     assert y[5] == 3.0 and y[6] == f32(1e30)
     # no x==0 branch in the kernel: at 0 it returns the first intercept
-    assert get_method("gelu", "TT Fast")(np.zeros(1, f32))[0] == tt.TT_FAST_INTERCEPTS[0]
+    assert get_method("gelu", "TT Fast (tt-llk)")(np.zeros(1, f32))[0] == tt.TT_FAST_INTERCEPTS[0]
+    # the seed's model copies the sign of x onto s|x| + c: x itself for x <= -3
+    seed = get_method("gelu", "TT Fast")(x)
+    assert seed[4] == -100.0 and seed[0] == y[0]
 
 
 # --- TT Accurate ---------------------------------------------------------------------------------
@@ -120,8 +115,11 @@ def test_special_values(method):
     assert y[1] == np.inf
     assert y[2] == 0 and np.signbit(y[2])  # gelu(-inf) = -0
     assert y[5] == BIG and y[7] == f32(1e30)
+    if method.name == "TT Fast":  # the seed's sign copy: x itself for x <= -3 (its defect)
+        assert y[6] == -BIG and y[8] == f32(-1e30)
+        return
     assert y[6] == 0 and y[8] == 0
-    if method.name == "TT Fast":
+    if method.name.startswith("TT Fast"):
         return  # no zero branch in the hardware: see test_tt_fast_values
     assert y[3] == 0 and not np.signbit(y[3])
     assert y[4] == 0 and np.signbit(y[4])
@@ -180,7 +178,8 @@ def test_good_methods_follow_gelu_closely():
     ref = np.array([float(tail.gelu_exact(float(v))) for v in x])
     # B3: refitted erfc (2e-5); D2: 4-term series from -5 (105/5^8 = 2.7e-4); R5: linear
     # interpolation of Phi (about 6.9e-5 x^2 relative) and the series from -4.25
-    for name, tol in (("B3 Pure", 5e-5), ("D2 Pure", 3e-4), ("R5 Pure", 2e-3)):
+    for name, tol in (("B3 Pure (improved)", 5e-5), ("D2 Pure", 3e-4),
+                      ("R5 Pure (improved)", 2e-3)):
         m = next(m for m in RESEARCH if m.name == name)
         y = m(x).astype(np.float64)
         rel = np.abs(y - ref) / np.maximum(np.abs(ref), 1e-37)

@@ -91,7 +91,9 @@ def test_derivative_reports_the_procedure_and_its_floor():
     rows = {r["method"]: r for r in res["methods"]}
     floor = rows["exact GELU (float32)"]["max_rel_error"]
     assert floor < 2e-3
-    assert rows["B3 Pure"]["max_rel_error"] < 5e-3
+    assert rows["B3 Pure (improved)"]["max_rel_error"] < 5e-3
+    # the seed's 5-term Taylor series jumps at |z| = 1 (measured 0.262): the derivative shows it
+    assert rows["B3 Pure"]["max_rel_error"] > 0.2
     # the x >= 3 -> x switch of D2 is a jump: its difference quotient is far off there
     assert rows["D2 Pure"]["max_abs_error"] > 0.1 and rows["D2 Pure"]["max_abs_at"] == 3.0
     assert rows["B1 Sigmoid"]["max_rel_error"] > 1.0

@@ -296,10 +296,12 @@ def cmd_methods(args: argparse.Namespace) -> int:
         return f"{c.max_ulp} / {c.mean_ulp:g}" if c else "-"
 
     rows = [[m.function, m.name, m.family, ", ".join(m.library_calls) or "arithmetic",
-             claim(m, "bfloat16"), claim(m, "float16"), m.table_bytes or "", m.idea] for m in ms]
-    _out().print(simple_table("methods (claims: max / mean ULP measured on every input)",
+             claim(m, "bfloat16"), m.seed.get("bfloat16", ""), claim(m, "float16"),
+             m.table_bytes or "", m.idea] for m in ms]
+    _out().print(simple_table("methods (claims: max / mean ULP measured on every input; seed: "
+                              "the seed research's published bfloat16 max)",
                               ["function", "method", "family", "library calls",
-                               "bfloat16", "float16", "table bytes", "idea"], rows))
+                               "bfloat16", "seed", "float16", "table bytes", "idea"], rows))
     return 0
 
 

@@ -129,7 +129,8 @@ def analyze(methods: Sequence[Method], function: str, fmt: Format | str,
         out = compare(m, function, fmt, rounding, denormals, output_rounding, progress, bits,
                       expected)
         stats = summarize(out.x_bits, out.got, out.expected, out.ulp, fmt, regions, worst)
-        results.append({"method": m.name, **stats})
+        results.append({"method": m.name, **stats,
+                        "seed_max_ulp": m.seed.get(fmt.name)})  # the seed's published max
     return {
         "function": function,
         "format": fmt.name,

@@ -38,6 +38,7 @@ import numpy as np
 
 from ulplab.kit import fma
 from ulplab.methods.gelu import erf_b3, tail
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.params import Params, coeffs, evaluate_poly, threshold
 from ulplab.methods.registry import ArrayFn, Claim, built, register
@@ -79,14 +80,17 @@ register(built(
     "gelu", "E4 Hermite", "blend",
     "B3 erf core and asymptotic tail blended by the cubic smoothstep on [-5.5, -4.5]",
     build_e4, _params(E4_WINDOW, SMOOTHSTEP), claims=_CLAIMS,
+    seed=seed_figures("E4 Hermite"),
 ))
 register(built(
     "gelu", "E4v3 Quintic", "blend",
     "B3 erf core and asymptotic tail blended by the quintic smootherstep on [-5.5, -4.5]",
     build_e4, _params(E4_WINDOW, SMOOTHERSTEP), claims=_CLAIMS,
+    seed=seed_figures("E4v3 Quintic"),
 ))
 register(built(
     "gelu", "E4v2 Wide", "blend",
     "B3 erf core and asymptotic tail blended by the cubic smoothstep on the wide window [-7, -4]",
     build_e4, _params(E4V2_WINDOW, SMOOTHSTEP), claims=_CLAIMS,
+    seed=seed_figures("E4v2 Wide"),
 ))

@@ -45,6 +45,7 @@ import numpy as np
 
 from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu import tail
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.params import Params, integer, threshold
 from ulplab.methods.registry import ArrayFn, Claim, built, register
@@ -150,6 +151,7 @@ register(built(
     "asymptotic tail below -8.3125",
     build_f3, _params("pure", tail.TAIL_LUT_END), table_bytes=0,
     claims={"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0001)},
+    seed=seed_figures("F3 Pure"),
 ))
 register(built(
     "gelu", "F3 CF Erf", "continued-fraction",
@@ -157,4 +159,5 @@ register(built(
     build_f3, _params("lut", tail.TAIL_LUT_START),
     table_bytes=tail.TAIL_LUT_BYTES,
     claims={"bfloat16": Claim(87, 0.0717), "float16": Claim(190, 0.5656)},
+    seed=seed_figures("F3 CF Erf"),
 ))

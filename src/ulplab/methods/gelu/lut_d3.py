@@ -37,6 +37,7 @@ import numpy as np
 
 from ulplab.kit import fma, lookup
 from ulplab.methods.gelu import tail
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.params import Params
 from ulplab.methods.params import table as table_param
@@ -125,4 +126,5 @@ register(built(
             "CORR_C3": table_param(CORR_C3), **tail.PURE_PARAMS}),
     table_bytes=TABLE_BYTES,
     claims={"bfloat16": Claim(1, 0.0021), "float16": Claim(3, 0.0042)},
+    seed=seed_figures("D3 LUT+Corr"),
 ))

@@ -39,6 +39,7 @@ from ulplab.methods.gelu.framing import (
     phi64,
     rational_fit,
 )
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.params import Params
 from ulplab.methods.params import table as table_param
 from ulplab.methods.registry import built, register
@@ -105,4 +106,5 @@ register(built(
     Params({"C2_COEFFS": table_param(C2_COEFFS), **frame_params("lut")}),
     table_bytes=C2_COEFFS.nbytes,
     claims=measured((87, 0.0772), (190, 0.9482)),
+    seed=seed_figures("C2 Piecewise"),
 ))

@@ -84,6 +84,7 @@ from ulplab.methods.gelu.framing import (
     phi64,
     rational_fit,
 )
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.params import Params, coeffs, evaluate_poly
 from ulplab.methods.registry import built, register
 
@@ -295,4 +296,5 @@ for _name, _idea, _core, _cname, _coeffs, _kind, _mirror, _bf16, _fp16 in _VARIA
         "gelu", _name, _FAMILY[_name[:2]], _idea, make_kernel(_core, _kind),
         Params({_cname: coeffs(_coeffs), **frame_params(_kind, -3.5, _mirror)}),
         claims=measured(_bf16, _fp16),
+        seed=seed_figures(_name),
     ))

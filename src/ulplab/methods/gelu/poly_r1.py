@@ -31,6 +31,7 @@ import numpy as np
 from ulplab.kit import fma
 from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu.framing import frame_params, lawson, make_kernel, measured, phi64
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.params import Params, coeffs, evaluate_poly
 from ulplab.methods.registry import built, register
 
@@ -70,4 +71,5 @@ register(built(
     "Phi(-|x|) on [0, 3.5]; tail LUT below -3.5",
     make_kernel(r1_core, "lut"), Params({"R1_COEFFS": coeffs(R1_COEFFS), **frame_params("lut")}),
     claims=measured((87, 0.1307), (190, 4.4193)),
+    seed=seed_figures("R1 Poly-9"),
 ))

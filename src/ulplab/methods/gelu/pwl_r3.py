@@ -28,6 +28,7 @@ import numpy as np
 from ulplab.kit import bits_of, fma, from_bits, ldexp, lookup
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.framing import frame_params, make_kernel, measured
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.params import Params
 from ulplab.methods.params import table as table_param
@@ -85,4 +86,5 @@ register(built(
             **frame_params("lut")}),
     table_bytes=POS_TABLE.nbytes + NEG_TABLE.nbytes,
     claims=measured((87, 0.0742), (190, 0.7401)),
+    seed=seed_figures("R3 PWL"),
 ))

@@ -36,6 +36,7 @@ import numpy as np
 
 from ulplab.kit import fma
 from ulplab.methods.gelu import tail
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.params import Params, threshold
 from ulplab.methods.params import table as table_param
@@ -125,4 +126,5 @@ register(built(
             "X_SPLIT": threshold(X_SPLIT), **tail.PURE_PARAMS}),
     table_bytes=TABLE_BYTES,
     claims={"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0001)},
+    seed=seed_figures("F2 Quadrature"),
 ))

@@ -32,6 +32,7 @@ from ulplab.kit import fma
 from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu.erf_b3 import PHI_DECL, phi_b3
 from ulplab.methods.gelu.framing import frame_params, lawson, make_kernel, measured, phi64
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.params import Params, coeffs, constant, evaluate_poly
 from ulplab.methods.registry import built, register
@@ -76,4 +77,5 @@ register(built(
     Params({"E3_SCALE": constant(E3_SCALE), "E3_COEFFS": coeffs(E3_COEFFS), **PHI_DECL,
             **frame_params("lut")}),
     claims=measured((87, 0.0721), (190, 0.5999)),
+    seed=seed_figures("E3 Range-Scale"),
 ))

@@ -31,6 +31,7 @@ import numpy as np
 from ulplab.kit import fma
 from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu import erf_b3, tail
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.params import Params, coeffs, evaluate_poly, threshold
 from ulplab.methods.registry import ArrayFn, Claim, built, register
@@ -92,4 +93,5 @@ register(built(
             "TAIL_START": threshold(B4_TAIL)}),
     table_bytes=0,
     claims={"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0007)},
+    seed=seed_figures("B4 Rational"),
 ))

@@ -34,6 +34,7 @@ from ulplab.methods.gelu.framing import (
     phi64,
     rational_fit,
 )
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.params import Params, coeffs, evaluate_poly
 from ulplab.methods.registry import built, register
 
@@ -77,4 +78,5 @@ register(built(
     make_kernel(r2_core, "lut"),
     Params({"R2_P": coeffs(R2_P), "R2_Q": coeffs(R2_Q), **frame_params("lut")}),
     claims=measured((87, 0.0717), (190, 0.572)),
+    seed=seed_figures("R2 Rational"),
 ))

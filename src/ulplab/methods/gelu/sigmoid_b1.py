@@ -1,4 +1,4 @@
-"""The seed's sigmoid family: B1 Pure, B1 Sigmoid, B1v2 Sigmoid.
+"""The seed's sigmoid family: B1 Pure, B1 Pure (improved), B1 Sigmoid, B1v2 Sigmoid.
 
 Idea: Phi(x) ~ sigma(k x) with k = 1.702 (the logistic fit of the normal CDF, Bowling et al. /
 Hendrycks & Gimpel's "x sigma(1.702 x)"), and a cheap algebraic sigmoid instead of e^-z:
@@ -6,7 +6,8 @@ Hendrycks & Gimpel's "x sigma(1.702 x)"), and a cheap algebraic sigmoid instead 
     B1v2  sigma(z) ~ 1/2 + z / (2 sqrt(1 + z^2))   (one square root, one division)
 GELU = x Phi(x). Evaluation: z = k x; s = z / (1 + |z|) (or z / sqrt(1 + z z)); Phi = 0.5 + 0.5 s;
 y = x Phi. Tails (``framing.make_kernel``):
-    B1 Pure       asymptotic tail below B1_PURE_TAIL = -1.75, mirror x + GELU(-x) from 3.
+    B1 Pure       the seed's: asymptotic tail below SEED_B1_PURE_TAIL = -3, mirror from 3.
+    B1 Pure (improved)  asymptotic tail below B1_PURE_TAIL = -1.75, mirror x + GELU(-x) from 3.
     B1 Sigmoid    the seed's shared tail LUT below -3.5, x -> x from 3.
     B1v2 Sigmoid  the same, with the square-root sigmoid.
 
@@ -25,8 +26,9 @@ the series loses its sign (its value at -1.625 is 0.24 of -phi vs 0.84 exact).
 
 Seed (bfloat16 max/mean): B1 Pure 759/1.12, B1 Sigmoid 1068/1.64, B1v2 Sigmoid 625/1.47. With the
 seed's thresholds this code reproduces exactly those figures (759/1.1222, 1068/1.6402,
-625/1.4755); measured here (see the claims): B1 Pure 209 / 0.53 because of the threshold,
-B1 Sigmoid and B1v2 Sigmoid as the seed.
+625/1.4755): all three are registered as the seed has them. What the improvement buys
+(measured, ``Method.rebuild(TAIL_START=...)``): moving B1 Pure's threshold from -3 to -1.75 takes
+the bfloat16 max from 759 to 209 and the mean from 1.12 to 0.53 (float16 6070 -> 1677).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from ulplab.methods.gelu.framing import frame_params, make_kernel, measured
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.params import Params, constant
 from ulplab.methods.registry import built, register
 
@@ -41,6 +44,7 @@ f32 = np.float32
 
 K_SIGMOID = f32(1.702)  # Phi(x) ~ sigma(1.702 x): the seed's constant, decimal rounded to float32
 B1_PURE_TAIL = -1.75    # asymptotic tail below this (least bfloat16 max of the scan above)
+SEED_B1_PURE_TAIL = -3.0  # the seed's B1 Pure threshold
 
 
 def sigmoid_rational(z: np.ndarray) -> np.ndarray:
@@ -68,19 +72,30 @@ def _params(tail_kind: str, tail_start: float = -3.5) -> Params:
 
 register(built(
     "gelu", "B1 Pure", "sigmoid",
+    "x sigma(1.702x), sigma(z) ~ 1/2 + z/(2(1+|z|)); asymptotic tail below -3 (the seed's)",
+    make_kernel(make_core(sigmoid_rational), "pure"), _params("pure", SEED_B1_PURE_TAIL),
+    claims=measured((759, 1.1222), (6070, 73.3771)),
+    seed=seed_figures("B1 Pure"),
+))
+register(built(
+    "gelu", "B1 Pure (improved)", "sigmoid",
     "x sigma(1.702x), sigma(z) ~ 1/2 + z/(2(1+|z|)); asymptotic tail below -1.75",
     make_kernel(make_core(sigmoid_rational), "pure"), _params("pure", B1_PURE_TAIL),
     claims=measured((209, 0.5277), (1677, 34.5455)),
+    seed=seed_figures("B1 Pure (improved)"),
+    note="the seed's B1 Pure with the tail from -1.75 instead of -3: bfloat16 max 759 -> 209",
 ))
 register(built(
     "gelu", "B1 Sigmoid", "sigmoid",
     "x sigma(1.702x), sigma(z) ~ 1/2 + z/(2(1+|z|)); the seed's tail LUT below -3.5",
     make_kernel(make_core(sigmoid_rational), "lut"), _params("lut"),
     claims=measured((1068, 1.6402), (8538, 103.3075)),
+    seed=seed_figures("B1 Sigmoid"),
 ))
 register(built(
     "gelu", "B1v2 Sigmoid", "sigmoid",
     "x sigma(1.702x), sigma(z) ~ 1/2 + z/(2 sqrt(1+z^2)); the seed's tail LUT below -3.5",
     make_kernel(make_core(sigmoid_sqrt), "lut"), _params("lut"),
     claims=measured((625, 1.4755), (4995, 92.6978)),
+    seed=seed_figures("B1v2 Sigmoid"),
 ))

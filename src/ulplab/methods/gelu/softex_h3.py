@@ -33,6 +33,7 @@ import numpy as np
 from ulplab.kit import fma, ldexp
 from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu.framing import Core, frame_params, make_kernel, measured
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import LN2_HI, LN2_LO, LOG2E, where32
 from ulplab.methods.params import Params, constant
 from ulplab.methods.registry import built, register
@@ -82,6 +83,7 @@ register(built(
     make_kernel(tanh_form_core(pade_exp), "pure"),
     Params({**TANH_FORM_PARAMS, **frame_params("pure", H3_PURE_TAIL)}),
     claims=measured((8, 0.0065), (69, 0.2892)),
+    seed=seed_figures("H3 Pure"),
 ))
 register(built(
     "gelu", "H3 SoftEx", "softex",
@@ -89,4 +91,5 @@ register(built(
     make_kernel(tanh_form_core(pade_exp), "lut"),
     Params({**TANH_FORM_PARAMS, **frame_params("lut")}),
     claims=measured((87, 0.0966), (460, 2.1809)),
+    seed=seed_figures("H3 SoftEx"),
 ))

@@ -26,6 +26,7 @@ import numpy as np
 
 from ulplab.kit import fma, ldexp, lookup
 from ulplab.methods.gelu.framing import frame_params, make_kernel, measured
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.softex_h3 import EXP_CLAMP, TANH_FORM_PARAMS, tanh_form_core
 from ulplab.methods.gelu.tail import LOG2E, where32
 from ulplab.methods.params import Params
@@ -72,4 +73,5 @@ register(built(
     Params({**TANH_FORM_PARAMS, "EXP2_TABLE": table_param(EXP2_TABLE), **frame_params("lut")}),
     table_bytes=EXP2_TABLE.nbytes,
     claims=measured((87, 0.0983), (462, 2.2927)),
+    seed=seed_figures("H2 GELU-Softmax"),
 ))

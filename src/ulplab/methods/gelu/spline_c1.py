@@ -46,6 +46,7 @@ import numpy as np
 
 from ulplab.kit import fma, lookup
 from ulplab.methods.gelu import tail
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.params import Params, threshold
 from ulplab.methods.registry import ArrayFn, Claim, built, register
@@ -173,6 +174,7 @@ register(built(
     build_c1, Params({"SPLINE_LO": threshold(C1_PURE_TAIL), **tail.PURE_PARAMS}),
     table_bytes=PURE_SPLINE.table_bytes,
     claims={"bfloat16": Claim(1, 0.0021), "float16": Claim(1, 0.0019)},
+    seed=seed_figures("C1 Pure"),
 ))
 register(built(
     "gelu", "C1 Spline", "spline",
@@ -181,4 +183,5 @@ register(built(
     build_c1, Params({"SPLINE_LO": threshold(C1_SPLINE_TAIL), **tail.LUT_PARAMS}),
     table_bytes=LUT_SPLINE.table_bytes + tail.TAIL_LUT_BYTES,
     claims={"bfloat16": Claim(87, 0.0717), "float16": Claim(190, 0.5671)},
+    seed=seed_figures("C1 Spline"),
 ))

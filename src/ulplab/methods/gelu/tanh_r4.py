@@ -38,6 +38,7 @@ import numpy as np
 
 from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu import tail
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.params import Params, coeffs, constant, evaluate_poly, threshold
 from ulplab.methods.registry import ArrayFn, Claim, built, register
@@ -141,6 +142,7 @@ register(built(
     "tanh-form GELU, tanh by a [7/8] minimax rational; asymptotic tail below -2.5",
     build_r4, _params("pure", R4_PURE_TAIL), table_bytes=0,
     claims={"bfloat16": Claim(8, 0.0065), "float16": Claim(69, 0.2901)},
+    seed=seed_figures("R4 Pure"),
 ))
 register(built(
     "gelu", "R4 Tanh", "tanh",
@@ -148,4 +150,5 @@ register(built(
     build_r4, _params("lut", tail.TAIL_LUT_START),
     table_bytes=tail.TAIL_LUT_BYTES,
     claims={"bfloat16": Claim(87, 0.0966), "float16": Claim(460, 2.1773)},
+    seed=seed_figures("R4 Tanh"),
 ))

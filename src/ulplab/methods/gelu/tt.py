@@ -57,12 +57,14 @@ What the seed's table says and what ulplab measures (all bfloat16 inputs)
     digit (separate float32 multiply and add give 3224.85, float64 Horner 3224.85: the seed's
     exact evaluation is not known). The maximum is the "floor value" defect: for tiny |x| the
     polynomial returns about c0 = 2.98e-5 (with the sign of x) instead of about x/2.
-    TT Fast: max 29803, mean 6569.79, well below the seed. The seed modelled the table part as
-    sign(x)*(s|x| + c) (its text: "returns x instead of ~0 for large negative inputs", tail max
-    32639), but the ISA documentation says lut2_sign keeps the sign of s|x| + c, so here x <= -3
-    gives 0 rather than x. Measured with the seed's sign copy, the same tables give max 32639
-    and the seed's tail_neg row (mean 24357.4) exactly, which confirms the cause; its near-zero
-    figures (max 28802) were not reproduced. The remaining large errors: just above x = -3 the
+    TT Fast (tt-llk): max 29803, mean 6569.79, well below the seed. The seed modelled the table
+    part as sign(x)*(s|x| + c) (its text: "returns x instead of ~0 for large negative inputs",
+    tail max 32639), but the ISA documentation says lut2_sign keeps the sign of s|x| + c, so
+    here x <= -3 gives 0 rather than x. With the seed's sign copy (SIGN_COPY = 1, registered as
+    the seed's "TT Fast") the same tables give max 32639 and the seed's core_neg (478.8 / 1211) and
+    tail_neg (24357.4 / 32639) rows exactly, which confirms the cause; its near-zero figures
+    (mean 19710.6, max 28802; measured 6688.9, 14555) and hence its overall mean (15782.90;
+    measured 9348.61) were not reproduced. The remaining large errors: just above x = -3 the
     sum 0.5x + 0.54|x| - 0.119 is a tiny positive number where GELU is -0.004 (max, at x =
     -2.984375), the constant intercept c_0 = -1.04e-4 for tiny |x|, and the flush to 0 for -13.6
     < x <= -3.
@@ -74,8 +76,9 @@ import numpy as np
 
 from ulplab.kit import fma, lookup
 from ulplab.kit.ops import f32hex
+from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.params import Params, coeffs, evaluate_poly, scheme, threshold
+from ulplab.methods.params import Params, coeffs, evaluate_poly, integer, scheme, threshold
 from ulplab.methods.params import table as table_param
 from ulplab.methods.registry import ArrayFn, Claim, built, register
 
@@ -174,6 +177,8 @@ def build_tt_fast(p: Params) -> ArrayFn:
                 k = k + (ax >= cut).astype(np.int32)
             lut = fma(lookup(p.TT_FAST_SLOPES, k), ax,
                       lookup(p.TT_FAST_INTERCEPTS, k))           # SFPLUTFP32, sign kept
+            if p.SIGN_COPY:
+                lut = np.copysign(lut, x)                        # the seed's sign(x)*(s|x|+c)
             y = fma(x, np.full_like(x, TT_FAST_HALF), lut)       # SFPMAD 0.5*x + lut
             return where32(x == -np.inf, np.copysign(np.zeros_like(x), x), y)
 
@@ -189,14 +194,30 @@ register(built(
             "TT_ACCURATE_POS": threshold(TT_ACCURATE_POS),
             "TT_ACCURATE_NEG": threshold(TT_ACCURATE_NEG)}),
     claims={"bfloat16": Claim(14330, 3224.7677), "float16": Claim(3498, 67.9961)},
+    seed=seed_figures("TT Accurate"),
 ))
+def _tt_fast_params(sign_copy: int) -> Params:
+    return Params({"TT_FAST_SLOPES": table_param(TT_FAST_SLOPES),
+                   "TT_FAST_INTERCEPTS": table_param(TT_FAST_INTERCEPTS),
+                   "TT_FAST_CUTS": table_param(TT_FAST_CUTS), "SIGN_COPY": integer(sign_copy)})
+
+
 register(built(
     "gelu", "TT Fast", "tenstorrent",
+    "Tenstorrent fast GELU as the seed modelled it: 0.5x + sign(x)(s|x| + c), (s, c) from the "
+    "6-segment fp16 table by |x|",
+    build_tt_fast, _tt_fast_params(sign_copy=1),
+    table_bytes=24,
+    claims={"bfloat16": Claim(32639, 9348.6122), "float16": Claim(31743, 6071.4817)},
+    seed=seed_figures("TT Fast"),
+))
+register(built(
+    "gelu", "TT Fast (tt-llk)", "tenstorrent",
     "Tenstorrent SFPU fast GELU: 0.5x + s|x| + c with (s, c) from a 6-segment fp16 table by |x|",
-    build_tt_fast,
-    Params({"TT_FAST_SLOPES": table_param(TT_FAST_SLOPES),
-            "TT_FAST_INTERCEPTS": table_param(TT_FAST_INTERCEPTS),
-            "TT_FAST_CUTS": table_param(TT_FAST_CUTS)}),
+    build_tt_fast, _tt_fast_params(sign_copy=0),
     table_bytes=24,
     claims={"bfloat16": Claim(29803, 6569.793), "float16": Claim(11656, 320.8416)},
+    seed=seed_figures("TT Fast (tt-llk)"),
+    note="the kernel as tt-llk has it (the sign of s|x| + c kept, not x's): bfloat16 max 29803, "
+    "the seed's sign copy 32639",
 ))
