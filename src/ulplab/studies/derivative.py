@@ -1,7 +1,15 @@
-"""derivative: the GELU' implied by each method (the seed's G4 backward-pass test), measured.
+"""derivative: GELU' kernels and the GELU' implied by each method (the seed's G4 test), measured.
 
-No method here has its own derivative kernel, so what is measured is the derivative that a
-method's *float32 outputs* imply, by a central difference computed in float64:
+The seed's question (its G4 backward-pass test): does the arithmetic GELU' kernel, Phi + x phi
+with Phi from B3's piecewise erf, get GELU' right, including its negative values for x < -0.7518
+that the seed's first version clamped away? Answered by the ``kernels`` part: every registered
+``gelu_grad`` method (the seed's G4, G4 (improved), the float32 baseline) on every input of the
+format against the oracle's gelu_grad: max and mean ULP, the inputs where GELU' < 0 and how many
+of them the kernel gets with the wrong sign, and G4 rebuilt with the seed's first clamp [0, inf)
+(``Method.rebuild(CLAMP_LO=0, CLAMP_HI=inf)``).
+
+The GELU methods have no derivative kernel of their own, so for them what is measured is the
+derivative that a method's *float32 outputs* imply, by a central difference computed in float64:
 
     d(x) = (f(x + h) - f(x - h)) / (2h),   f = the method's float32 result (not rounded to the
     format), h = 2^-7 for |x| >= 1/8 and |x| 2^-4 (a power of two) below,
@@ -28,8 +36,9 @@ import numpy as np
 from rich.table import Table
 
 from ulplab.formats import Format, all_patterns, is_finite, round_to_format, to_values
+from ulplab.methods import methods_for
 from ulplab.oracle.table import evaluate
-from ulplab.studies.common import exhaustive_fmt, expected_bits, gelu_methods
+from ulplab.studies.common import exhaustive_fmt, expected_bits, gelu_methods, got_bits
 from ulplab.ulp import ulp_distance
 
 F32 = "float32"
@@ -69,6 +78,38 @@ def _measure(fx_plus: np.ndarray, fx_minus: np.ndarray, h: np.ndarray, g: np.nda
             "mean_ulp": float(u[u >= 0].mean()), "non_finite": int((~fin).sum())}
 
 
+SEED_CLAMP = {"CLAMP_LO": 0.0, "CLAMP_HI": float("inf")}
+"""The seed's first G4 clamp, GELU' in [0, inf) (its history: "Incorrect clamping to [0, inf)")."""
+
+
+def _kernel_row(name: str, got: np.ndarray, truth: np.ndarray, x: np.ndarray,
+                fmt: Format) -> dict[str, Any]:
+    u = ulp_distance(got, truth, fmt)
+    fin = u >= 0
+    tv, gv = to_values(truth, fmt), to_values(got, fmt)
+    negative = np.isfinite(tv) & (tv < 0)
+    k = int(np.argmax(np.where(fin, u, -1)))
+    return {"kernel": name, "max_ulp": int(u[fin].max()), "max_ulp_at": float(x[k]),
+            "mean_ulp": float(u[fin].mean()), "negative_inputs": int(negative.sum()),
+            "wrong_sign": int((negative & ~(gv < 0)).sum())}
+
+
+def kernels(fmt: Format) -> list[dict[str, Any]]:
+    """Every gelu_grad method on every input of ``fmt``, and G4 with the seed's first clamp."""
+    bits = all_patterns(fmt)
+    bits = bits[is_finite(bits, fmt)]
+    x = to_values(bits, fmt)
+    truth = expected_bits(fmt, bits, "gelu_grad")
+    rows = []
+    for m in methods_for("gelu_grad"):
+        rows.append(_kernel_row(m.name, got_bits(m, fmt, bits), truth, x, fmt))
+        if m.name == "G4":
+            first = m.rebuild(**SEED_CLAMP)
+            rows.append(_kernel_row("G4, the seed's first clamp [0, inf)",
+                                    got_bits(first, fmt, bits), truth, x, fmt))
+    return rows
+
+
 def derivative(fmt: Format | str = "bfloat16", methods: Sequence[str] | None = None,
                lo: float = 2.0**-4, hi: float = 8.0) -> dict[str, Any]:
     fmt = exhaustive_fmt(fmt, "derivative")
@@ -96,7 +137,8 @@ def derivative(fmt: Format | str = "bfloat16", methods: Sequence[str] | None = N
                          "float32 outputs; h = 2^-7 for |x| >= 1/8, |x| 2^-4 below",
             "truth": "gelu_grad correctly rounded to float32 (oracle)",
             "grid": f"every {fmt.name} value with {lo:g} <= |x| <= {hi:g}, and 0",
-            "points": len(bits), "relative_error_floor": REL_FLOOR, "methods": rows}
+            "points": len(bits), "relative_error_floor": REL_FLOOR, "methods": rows,
+            "kernels": kernels(fmt)}
 
 
 def _f32() -> Format:
@@ -116,4 +158,11 @@ def render(res: dict[str, Any]) -> list[Table]:
         t.add_row(r["method"], f"{r['max_rel_error']:.3e}", f"{r['max_rel_at']:.6g}",
                   f"{r['max_abs_error']:.3e}", f"{r['max_abs_at']:.6g}", str(r["max_ulp"]),
                   f"{r['max_ulp_at']:.6g}", f"{r['mean_ulp']:.3f}")
-    return [t]
+    k = Table(title=f"derivative: gelu_grad kernels on every finite {res['format']} input against "
+              "the oracle (GELU' < 0 for x < -0.7518)", title_justify="left")
+    for c in ("kernel", "max ULP", "at x", "mean ULP", "inputs with GELU' < 0", "wrong sign"):
+        k.add_column(c, justify="left" if c == "kernel" else "right")
+    for r in res["kernels"]:
+        k.add_row(r["kernel"], str(r["max_ulp"]), f"{r['max_ulp_at']:.6g}",
+                  f"{r['mean_ulp']:.4f}", str(r["negative_inputs"]), str(r["wrong_sign"]))
+    return [t, k]
