@@ -52,6 +52,14 @@ What each change from the seed's B3 Pure buys, measured on every input (max / me
 So the seed's A&S coefficients with an accurate exp already give 2 ULP in bfloat16 (the seed's 23
 is its fast exp's); the relative-error refit buys the last ulp in bfloat16, the longer Taylor
 series float16's 9 -> 1.
+
+The other rows cannot be reproduced for the same reason (the seed's fast exp is not specified);
+measured with the seed's constants and this project's exp (bfloat16 max / mean, float16 max):
+    D2 Pure, tail from the seed's -3         2 / 0.0028, 18   (seed 23; registered: 1, 2)
+    D2 Pure, seed constants, tail from -5    1 / 0.0023, 9
+    B3 Erf Poly, seed constants             87 / 0.0718, 190  (seed 87, reproduced: the LUT's)
+    D2 LUT+Erf, seed constants              87 / 0.0718, 190  (seed 87, reproduced: the LUT's)
+The registered B3 Erf Poly, D2 Pure and D2 LUT+Erf use the improved constants.
 """
 
 from __future__ import annotations
