@@ -29,3 +29,18 @@ def assert_bits_equal(got, expected, fmt, xs=None, what="result"):
             lines.append(f"{x}index {i}: got {hexbits(got[i], fmt)} expected "
                          f"{hexbits(expected[i], fmt)}")
         pytest.fail(f"{bad.size} {what} mismatches in {fmt.name}:\n" + "\n".join(lines))
+
+
+@pytest.fixture(scope="session")
+def bf16_study():
+    """run(name): ``run_study(name, "bfloat16")``, each study run once per session."""
+    from ulplab.studies import run_study
+
+    cache = {}
+
+    def run(name):
+        if name not in cache:
+            cache[name] = run_study(name, "bfloat16")
+        return cache[name]
+
+    return run

@@ -11,8 +11,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from ulplab.methods import get_method, methods_for
-from ulplab.methods.gelu import erf_b3, lut_r5, tail, tt
+from ulplab.methods import methods_for
+from ulplab.methods.gelu import lut_r5, tail
 from ulplab.methods.gelu.seed_table import SEED_BF16, seed_figures
 
 f32 = np.float32
@@ -41,63 +41,8 @@ def test_every_method_has_claims_and_traced_ops():
 
 # --- TT Fast: the packed words decode to the table of the research notes -----------------------
 
-def test_tt_fast_decodes_to_the_notes_table():
-    slopes = [0.1927490234375, 0.493896484375, 0.61865234375, 0.60986328125, 0.5400390625, 0.5]
-    intercepts = [-0.00010442733764648438, -0.160400390625, -0.279541015625, -0.263427734375,
-                  -0.119384765625, 0.0]
-    assert tt.TT_FAST_SLOPES.tolist() == slopes
-    assert tt.TT_FAST_INTERCEPTS.tolist() == intercepts
-    assert not np.signbit(tt.TT_FAST_INTERCEPTS[5])
-
-
-def test_lut16_decoding_rules():
-    assert tt.lut16_to_float(0x7C00) == 0.0  # exponent 31 is zero on this hardware, not inf
-    assert tt.lut16_to_float(0x0000) == 2.0**-15  # exponent 0: no subnormals, no zero
-    assert tt.lut16_to_float(0x3C00) == 1.0
-    assert tt.lut16_to_float(0x86D8) == float(np.float16(np.uint16(0x86D8).view(np.float16)))
-    with pytest.raises(ValueError):
-        tt.lut16_to_float(0x10000)
-
-
-def test_tt_fast_values():
-    x = np.array([1.0, -1.0, 2.0, -3.0, -100.0, 3.0, 1e30], dtype=f32)
-    y = get_method("gelu", "TT Fast (tt-llk)")(x)
-    assert y[0] == f32(0.5) + (f32(0.61865234375) - f32(0.279541015625))
-    assert abs(y[0] - 0.839111) < 1e-6 and abs(y[1] + 0.160889) < 1e-6
-    assert abs(y[2] - 1.960693) < 1e-6
-    assert y[3] == 0 and y[4] == 0  # 0.5x + 0.5|x|: the top segment flushes negatives to 0
-    assert y[5] == 3.0 and y[6] == f32(1e30)
-    # no x==0 branch in the kernel: at 0 it returns the first intercept
-    assert get_method("gelu", "TT Fast (tt-llk)")(np.zeros(1, f32))[0] == tt.TT_FAST_INTERCEPTS[0]
-    # the seed's model copies the sign of x onto s|x| + c: x itself for x <= -3
-    seed = get_method("gelu", "TT Fast")(x)
-    assert seed[4] == -100.0 and seed[0] == y[0]
-
 
 # --- TT Accurate ---------------------------------------------------------------------------------
-
-def test_tt_accurate_coefficients_are_the_source_literals_in_float32():
-    source = [2.98325768482e-05, 0.499174645395, 0.398579460781, 0.00244542739174,
-              -0.0656369476513, -0.00208478037614, 0.0092074331601, 0.000768340223025,
-              -0.000862052441087, -0.000138391838381, 4.25116466215e-05, 1.19076782913e-05,
-              -2.29754133825e-07, -3.74540617693e-07, -4.59055119276e-08, -1.81205228163e-09]
-    assert [float(c) for c in tt.TT_ACCURATE_COEFFS] == [float(f32(c)) for c in source]
-
-
-def test_tt_accurate_values():
-    x = np.array([1.0, -1.0, -5.5, -5.50001, 3.0, 2.99, 1e-30, -1e-30], dtype=f32)
-    y = get_method("gelu", "TT Accurate")(x)
-    assert abs(y[0] - 0.841537) < 2e-6 and abs(y[1] + 0.158817) < 2e-6
-    # at -5.5 the terms reach about 230 and cancel to 3e-4: float32 FMA Horner (-3.14e-4) is
-    # within float32 rounding of float64 Horner on the same float32 coefficients (-3.64e-4)
-    r64 = 0.0
-    for c in reversed(tt.TT_ACCURATE_COEFFS):
-        r64 = r64 * -5.5 + float(c)
-    assert y[2] < 0 and abs(y[2] - r64) < 1e-4
-    assert y[3] == 0 and np.signbit(y[3])
-    assert y[4] == 3.0 and y[5] != f32(2.99)
-    # the "floor value" defect: tiny inputs give about c0 with the sign of x
-    assert y[6] == tt.TT_ACCURATE_COEFFS[0] and y[7] == -tt.TT_ACCURATE_COEFFS[0]
 
 
 # --- special values, every research method -------------------------------------------------------
@@ -108,11 +53,15 @@ BIG = np.finfo(np.float32).max
 
 @pytest.mark.parametrize("method", RESEARCH, ids=_ids)
 def test_special_values(method):
-    x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, BIG, -BIG, 1e30, -1e30], dtype=f32)
+    x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, BIG, -BIG, 1e30, -1e30, 3.0, 100.0],
+                 dtype=f32)
     y = method(x)
     assert y.dtype == np.float32 and y.shape == x.shape
     assert np.isnan(y[0])
     assert y[1] == np.inf
+    assert abs(y[9] - 2.99595) < 0.005 and y[10] == 100.0  # GELU(3) = 2.99595
+    nan = np.array([0x7FC12345], dtype=np.uint32).view(f32)
+    assert method(nan).view(np.uint32)[0] == 0x7FC12345  # the input NaN's payload is returned
     assert y[2] == 0 and np.signbit(y[2])  # gelu(-inf) = -0
     assert y[5] == BIG and y[7] == f32(1e30)
     if method.name == "TT Fast":  # the seed's sign copy: x itself for x <= -3 (its defect)
@@ -123,6 +72,8 @@ def test_special_values(method):
         return  # no zero branch in the hardware: see test_tt_fast_values
     assert y[3] == 0 and not np.signbit(y[3])
     assert y[4] == 0 and np.signbit(y[4])
+    y20 = method(np.array([-20.0], dtype=f32))[0]
+    assert y20 == 0 and np.signbit(y20)  # GELU(-20) = -1.1e-87 underflows to -0
 
 
 # E9's coefficients are bfloat16: its constant term is 0x1.f2p-1, not 1, so tiny inputs give
@@ -138,16 +89,6 @@ def test_subnormal_inputs_give_half_of_x(method):
 
 
 # --- tables, coefficients and the shared exp -----------------------------------------------------
-
-def test_taylor_coefficients_regenerate():
-    assert tail.taylor_exp_coeffs() == tail.EXP_TAYLOR
-    assert erf_b3.erf_taylor_coeffs() == erf_b3.ERF_TAYLOR
-
-
-def test_refitted_as_coefficients_regenerate():
-    coeffs, err = erf_b3.fit_as_coeffs()
-    assert err < 2e-5
-    np.testing.assert_allclose(coeffs, np.array(erf_b3.AS_COEFFS), rtol=1e-5)
 
 
 def test_exp_neg_is_within_two_float32_ulps():
@@ -171,19 +112,6 @@ def test_phi_table_and_tail_lut_are_exact_values_rounded_once():
     assert tail.TAIL_COARSE[-1] == f32(float(tail.gelu_exact(-3.5)))
     assert tail.TAIL_FINE[0] == f32(float(tail.gelu_exact(-8.3125)))
     assert tail.TAIL_LUT_BYTES == 4 * 25
-
-
-def test_good_methods_follow_gelu_closely():
-    x = np.linspace(-13.0, 2.75, 4001, dtype=f32)  # D2 saturates from 3: x -> x
-    ref = np.array([float(tail.gelu_exact(float(v))) for v in x])
-    # B3: refitted erfc (2e-5); D2: 4-term series from -5 (105/5^8 = 2.7e-4); R5: linear
-    # interpolation of Phi (about 6.9e-5 x^2 relative) and the series from -4.25
-    for name, tol in (("B3 Pure (improved)", 5e-5), ("D2 Pure", 3e-4),
-                      ("R5 Pure (improved)", 2e-3)):
-        m = next(m for m in RESEARCH if m.name == name)
-        y = m(x).astype(np.float64)
-        rel = np.abs(y - ref) / np.maximum(np.abs(ref), 1e-37)
-        assert rel.max() < tol, (name, rel.max())
 
 
 def test_asymptotic_tail_series():

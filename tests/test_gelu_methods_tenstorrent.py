@@ -1,0 +1,68 @@
+"""The Tenstorrent models, TT Accurate and TT Fast (and TT Fast (tt-llk)): their constants are the
+source's literals and packed table words, and their values follow the hardware's formulas.
+"""
+
+import numpy as np
+import pytest
+
+from ulplab.methods import get_method
+from ulplab.methods.gelu import tt
+
+f32 = np.float32
+
+
+def test_tt_fast_decodes_to_the_notes_table():
+    slopes = [0.1927490234375, 0.493896484375, 0.61865234375, 0.60986328125, 0.5400390625, 0.5]
+    intercepts = [-0.00010442733764648438, -0.160400390625, -0.279541015625, -0.263427734375,
+                  -0.119384765625, 0.0]
+    assert tt.TT_FAST_SLOPES.tolist() == slopes
+    assert tt.TT_FAST_INTERCEPTS.tolist() == intercepts
+    assert not np.signbit(tt.TT_FAST_INTERCEPTS[5])
+
+
+def test_lut16_decoding_rules():
+    assert tt.lut16_to_float(0x7C00) == 0.0  # exponent 31 is zero on this hardware, not inf
+    assert tt.lut16_to_float(0x0000) == 2.0**-15  # exponent 0: no subnormals, no zero
+    assert tt.lut16_to_float(0x3C00) == 1.0
+    assert tt.lut16_to_float(0x86D8) == float(np.float16(np.uint16(0x86D8).view(np.float16)))
+    with pytest.raises(ValueError):
+        tt.lut16_to_float(0x10000)
+
+
+def test_tt_fast_values():
+    x = np.array([1.0, -1.0, 2.0, -3.0, -100.0, 3.0, 1e30], dtype=f32)
+    y = get_method("gelu", "TT Fast (tt-llk)")(x)
+    assert y[0] == f32(0.5) + (f32(0.61865234375) - f32(0.279541015625))
+    assert abs(y[0] - 0.839111) < 1e-6 and abs(y[1] + 0.160889) < 1e-6
+    assert abs(y[2] - 1.960693) < 1e-6
+    assert y[3] == 0 and y[4] == 0  # 0.5x + 0.5|x|: the top segment flushes negatives to 0
+    assert y[5] == 3.0 and y[6] == f32(1e30)
+    # no x==0 branch in the kernel: at 0 it returns the first intercept
+    assert get_method("gelu", "TT Fast (tt-llk)")(np.zeros(1, f32))[0] == tt.TT_FAST_INTERCEPTS[0]
+    # the seed's model copies the sign of x onto s|x| + c: x itself for x <= -3
+    seed = get_method("gelu", "TT Fast")(x)
+    assert seed[4] == -100.0 and seed[0] == y[0]
+
+
+def test_tt_accurate_coefficients_are_the_source_literals_in_float32():
+    source = [2.98325768482e-05, 0.499174645395, 0.398579460781, 0.00244542739174,
+              -0.0656369476513, -0.00208478037614, 0.0092074331601, 0.000768340223025,
+              -0.000862052441087, -0.000138391838381, 4.25116466215e-05, 1.19076782913e-05,
+              -2.29754133825e-07, -3.74540617693e-07, -4.59055119276e-08, -1.81205228163e-09]
+    assert [float(c) for c in tt.TT_ACCURATE_COEFFS] == [float(f32(c)) for c in source]
+
+
+def test_tt_accurate_values():
+    x = np.array([1.0, -1.0, -5.5, -5.50001, 3.0, 2.99, 1e-30, -1e-30], dtype=f32)
+    y = get_method("gelu", "TT Accurate")(x)
+    assert abs(y[0] - 0.841537) < 2e-6 and abs(y[1] + 0.158817) < 2e-6
+    # at -5.5 the terms reach about 230 and cancel to 3e-4: float32 FMA Horner (-3.14e-4) is
+    # within float32 rounding of float64 Horner on the same float32 coefficients (-3.64e-4)
+    r64 = 0.0
+    for c in reversed(tt.TT_ACCURATE_COEFFS):
+        r64 = r64 * -5.5 + float(c)
+    assert y[2] < 0 and abs(y[2] - r64) < 1e-4
+    assert y[3] == 0 and np.signbit(y[3])
+    assert y[4] == 3.0 and y[5] != f32(2.99)
+    # the "floor value" defect: tiny inputs give about c0 with the sign of x
+    assert y[6] == tt.TT_ACCURATE_COEFFS[0] and y[7] == -tt.TT_ACCURATE_COEFFS[0]
