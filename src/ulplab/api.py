@@ -332,6 +332,43 @@ def _validate(function: str, fmt: str | Format, rounding: str, denormals: str) -
     return get_format(fmt)
 
 
+def measure(methods: Sequence[Any], function: str, fmt: Format, *, rounding: str,
+            denormals: str, inputs: Any, output_rounding: str = "nearest-even",
+            worst: int = 10, progress: bool = False) -> list[Report]:
+    """Reports of several ``Method``s against one oracle reference (computed once)."""
+    from ulplab.inputs import float32_random
+    from ulplab.stats import summarize
+    from ulplab.sweep import compare, reference
+
+    if worst < 0:
+        raise UsageError("worst must be >= 0")
+    if inputs is None and fmt.exhaustive:
+        bits, expected, described = None, None, "exhaustive"
+    elif inputs is None:
+        bits = float32_random(FLOAT32_SAMPLES, FLOAT32_SEED).view(np.uint32)
+        expected = _sampled_reference(function, fmt, bits, rounding, denormals)
+        described = f"{FLOAT32_SAMPLES} sampled"
+    else:
+        bits = input_bits(inputs, fmt)
+        if bits.size == 0:
+            raise UsageError("inputs is empty")
+        expected = None
+        described = f"{bits.size} given"
+    if expected is None:
+        expected = reference(function, fmt, rounding, denormals, bits, progress)
+    regions = get_function(function).regions
+    reports = []
+    for method in methods:
+        out = compare(method, function, fmt, rounding, denormals, output_rounding, progress,
+                      bits, expected)
+        stats = summarize(out.x_bits, out.got, out.expected, out.ulp, fmt, regions, worst)
+        reports.append(Report.from_stats(
+            stats, function=function, fmt=fmt, method=method.name, rounding=rounding,
+            denormals=get_policy(denormals).name, inputs=described, regions=regions,
+            x_bits=out.x_bits, got=out.got, expected=out.expected, ulp=out.ulp))
+    return reports
+
+
 def analyze(impl: Any, function: str, format: str | Format, *,
             rounding: str = "nearest-even", denormals: str = "ieee", inputs: Any = None,
             takes: str | None = None, output_rounding: str = "nearest-even", worst: int = 10,
@@ -344,35 +381,12 @@ def analyze(impl: Any, function: str, format: str | Format, *,
     ``FLOAT32_SAMPLES`` fixed random patterns of float32; or an array (see ``input_bits``).
     ``rounding`` and ``denormals`` define the truth, as in ``ulplab analyze``.
     """
-    from ulplab.inputs import float32_random
-    from ulplab.stats import summarize
-    from ulplab.sweep import compare, reference
-
     fmt = _validate(function, format, rounding, denormals)
     check_mode(output_rounding)
-    if worst < 0:
-        raise UsageError("worst must be >= 0")
     method = _method(impl, function, fmt, takes)
-    if inputs is None and fmt.exhaustive:
-        bits, expected, described = None, None, "exhaustive"
-    elif inputs is None:
-        bits = float32_random(FLOAT32_SAMPLES, FLOAT32_SEED).view(np.uint32)
-        expected = _sampled_reference(function, fmt, bits, rounding, denormals)
-        described = f"{FLOAT32_SAMPLES} sampled"
-    else:
-        bits = input_bits(inputs, fmt)
-        if bits.size == 0:
-            raise UsageError("inputs is empty")
-        expected = reference(function, fmt, rounding, denormals, bits, progress)
-        described = f"{bits.size} given"
-    out = compare(method, function, fmt, rounding, denormals, output_rounding, progress, bits,
-                  expected)
-    regions = get_function(function).regions
-    stats = summarize(out.x_bits, out.got, out.expected, out.ulp, fmt, regions, worst)
-    return Report.from_stats(stats, function=function, fmt=fmt, method=method.name,
-                             rounding=rounding, denormals=get_policy(denormals).name,
-                             inputs=described, regions=regions, x_bits=out.x_bits, got=out.got,
-                             expected=out.expected, ulp=out.ulp)
+    return measure([method], function, fmt, rounding=rounding, denormals=denormals,
+                   inputs=inputs, output_rounding=output_rounding, worst=worst,
+                   progress=progress)[0]
 
 
 def oracle(function: str, format: str | Format, rounding: str = "nearest-even",
@@ -422,5 +436,5 @@ def formats() -> dict[str, Format]:
 
 
 __all__ = ["FLOAT32_SAMPLES", "FLOAT32_SEED", "Report", "WorstInput", "analyze",
-           "callable_method", "correctly_rounded", "formats", "input_bits", "oracle",
+           "callable_method", "correctly_rounded", "formats", "input_bits", "measure", "oracle",
            "ulp_distance"]

@@ -38,6 +38,15 @@ def _linthresh(report: Report) -> float:
     return get_format(report.format).min_normal
 
 
+def _symlog_ticks(linthresh: float, limit: float) -> list[float]:
+    """0 and five decades a side from the linear threshold to the largest finite value (the
+    default locator crowds labels around the threshold)."""
+    lo, hi = np.log10(linthresh), np.log10(limit)
+    decades = sorted({round(float(k)) for k in np.linspace(lo, hi, 5)})
+    pos = [10.0**k for k in decades]
+    return [-p for p in reversed(pos)] + [0.0] + pos
+
+
 def draw_error_scatter(ax: Axes, report: Report) -> None:
     """ULP error against input on a symmetric-log x axis, coloured by region; NaN/inf
     disagreements as red crosses along the top edge (they have no ULP distance)."""
@@ -64,6 +73,7 @@ def draw_error_scatter(ax: Axes, report: Report) -> None:
         ax.scatter(xb, np.full(xb.shape, top * 1.05 + 0.5), marker="x", s=18,
                    color=DISAGREEMENT_COLOR, label=f"NaN/inf disagreement ({int(bad.sum())})")
     ax.set_xscale("symlog", linthresh=_linthresh(report))
+    ax.set_xticks(_symlog_ticks(_linthresh(report), report.finite_limit()))
     ax.set_ylim(-0.05 * top - 0.5, top * 1.12 + 1)
     ax.set_xlabel(f"x ({report.format}, symmetric log scale)")
     ax.set_ylabel("ULP error")
