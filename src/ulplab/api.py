@@ -247,7 +247,7 @@ def callable_method(impl: Callable[[Any], Any], function: str, fmt: Format | str
         if takes not in ("float32", "format"):
             raise UsageError(f"takes must be 'float32' or 'format', not {takes!r}")
         kinds = (takes,)
-    name = getattr(impl, "__qualname__", None) or type(impl).__name__
+    name = getattr(impl, "__name__", None) or type(impl).__name__
     tried: list[str] = []
     for kind in kinds:
         dtype = np.dtype(np.float32) if kind == "float32" else fmt.dtype
@@ -256,7 +256,8 @@ def callable_method(impl: Callable[[Any], Any], function: str, fmt: Format | str
             if not _framework_available(fw):
                 continue
             try:
-                y = _to_numpy(impl(_to_framework(probe, fw, fmt)))
+                with np.errstate(all="ignore"):
+                    y = _to_numpy(impl(_to_framework(probe, fw, fmt)))
             except Exception as exc:  # a framework the callable does not take
                 tried.append(f"{fw} {dtype.name}: {type(exc).__name__}: {exc}".splitlines()[0])
                 continue
@@ -265,7 +266,8 @@ def callable_method(impl: Callable[[Any], Any], function: str, fmt: Format | str
                 continue
 
             def run(x: np.ndarray, fw: str = fw) -> np.ndarray:
-                return _to_numpy(impl(_to_framework(x, fw, fmt)))
+                with np.errstate(all="ignore"):  # NaN, inf and overflow are inputs here
+                    return _to_numpy(impl(_to_framework(x, fw, fmt)))
 
             return Method(function=function, name=name, family="callable",
                           idea=f"{fw} callable on {dtype.name} arrays", impl=run, takes=kind)
