@@ -52,11 +52,11 @@ def build_report(args: argparse.Namespace,
     for r in reports:
         for what, fig in (("error", error_figure(r)), ("histogram", histogram_figure(r))):
             pngs[_png_name(r.method, what)] = png_bytes(fig)
-        body += [f"<h2>{escape(r.method)}</h2>",
+        body += [f"<h2>{escape(r.method)}</h2>", '<div class="row">',
                  html.png_img(pngs[_png_name(r.method, "error")],
                               f"{r.method}: ULP error against input"),
                  html.png_img(pngs[_png_name(r.method, "histogram")],
-                              f"{r.method}: ULP histogram")]
+                              f"{r.method}: ULP histogram"), "</div>"]
         if r.worst:
             body += ["<h3>Worst inputs</h3>", html.worst_table(r, args.worst)]
         if r.stats["mismatch_examples"]:

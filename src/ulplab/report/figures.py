@@ -39,10 +39,10 @@ def _linthresh(report: Report) -> float:
 
 
 def _symlog_ticks(linthresh: float, limit: float) -> list[float]:
-    """0 and five decades a side from the linear threshold to the largest finite value (the
-    default locator crowds labels around the threshold)."""
+    """0 and four decades a side, spread from just above the linear threshold to the largest
+    finite value (the default locator crowds labels around the threshold)."""
     lo, hi = np.log10(linthresh), np.log10(limit)
-    decades = sorted({round(float(k)) for k in np.linspace(lo, hi, 5)})
+    decades = sorted({round(float(k)) for k in np.linspace(lo, hi, 5)[1:]})
     pos = [10.0**k for k in decades]
     return [-p for p in reversed(pos)] + [0.0] + pos
 
@@ -52,7 +52,8 @@ def draw_error_scatter(ax: Axes, report: Report) -> None:
     disagreements as red crosses along the top edge (they have no ULP distance)."""
     import matplotlib as mpl
 
-    x = report.x_values()
+    limit = report.finite_limit()
+    x = np.nan_to_num(report.x_values(), nan=0.0, posinf=limit, neginf=-limit)  # inf at the edge
     region = report.region_index()
     finite = report.ulp >= 0
     colors = mpl.colormaps["tab10"]
@@ -63,14 +64,12 @@ def draw_error_scatter(ax: Axes, report: Report) -> None:
                        rasterized=True, linewidths=0)
     m = finite & (region < 0)
     if m.any():
-        ax.scatter(x[m], report.ulp[m], s=2, color="0.5", label="other", rasterized=True,
-                   linewidths=0)
+        ax.scatter(x[m], report.ulp[m], s=2, color="0.5", label="in no region (±inf)",
+                   rasterized=True, linewidths=0)
     top = max(int(report.max_ulp), 1)
     bad = report.disagreements()
     if bad.any():
-        xb = np.nan_to_num(x[bad], nan=0.0, posinf=report.finite_limit(),
-                           neginf=-report.finite_limit())
-        ax.scatter(xb, np.full(xb.shape, top * 1.05 + 0.5), marker="x", s=18,
+        ax.scatter(x[bad], np.full(int(bad.sum()), top * 1.05 + 0.5), marker="x", s=18,
                    color=DISAGREEMENT_COLOR, label=f"NaN/inf disagreement ({int(bad.sum())})")
     ax.set_xscale("symlog", linthresh=_linthresh(report))
     ax.set_xticks(_symlog_ticks(_linthresh(report), report.finite_limit()))
@@ -108,12 +107,14 @@ def draw_region_bars(axes: Sequence[Axes], reports: Sequence[Report]) -> None:
             vals = [r.regions[name][key] for r in reports]
             ax.barh(y + (i - (len(names) - 1) / 2) * height, vals, height=height,
                     color=colors(i % 10), label=name)
+        ax.set_xlim(0, 1.15 * max([1.0, *(r.regions[n][key] for r in reports for n in names)]))
         ax.set_yticks(y, [r.method for r in reports])
         ax.invert_yaxis()
         ax.set_xscale("symlog", linthresh=1.0)
         ax.set_xlabel(title)
         ax.set_title(f"{title} per region")
-    axes[0].legend(fontsize="small")
+    axes[0].figure.legend(*axes[0].get_legend_handles_labels(), loc="outside right upper",
+                          fontsize="small")
 
 
 def error_figure(report: Report) -> Figure:

@@ -32,6 +32,8 @@ th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #f2f2f2; }
 img { max-width: 100%; display: block; margin: 0.5em 0 1.5em; }
+.row { display: flex; gap: 1em; align-items: flex-start; }
+.row img { min-width: 0; }
 .bad { color: #b00; font-weight: bold; }
 """
 
@@ -130,11 +132,12 @@ def peers_section(card: dict[str, Any]) -> str:
              format_cell("exact_fraction", r["exact_fraction"]),
              format_cell("within1_fraction", r["within1_fraction"]), r["nan_mismatches"],
              r["inf_mismatches"]] for r in card["backends"]]
-    rows += [[s["backend"], "skipped", s["reason"], "", "", "", "", ""]
-             for s in card["skipped"]]
+    skipped = [[s["backend"], s["reason"]] for s in card["skipped"]]
     return (f"<h2>Peers: {escape(card['function'])} on every {escape(card['format'])} input</h2>"
             + _table(["backend", "vs", "Max ULP", "Mean ULP", "Exact", "<=1 ULP", "NaN!", "Inf!"],
-                     rows, "peers"))
+                     rows, "peers")
+            + ("<h3>Skipped backends</h3>" + _table(["backend", "reason"], skipped)
+               if skipped else ""))
 
 
 def determinism_section(res: dict[str, Any]) -> str:
