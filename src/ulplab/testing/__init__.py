@@ -53,13 +53,13 @@ def failure_message(report: Report, problems: list[str], show: int) -> str:
              f"{report.nan_mismatches}, inf disagreements {report.inf_mismatches}"]
     if report.worst:
         lines.append("  worst inputs:")
-        lines.append(f"    {'x':>14} {'bits':>{fmt.bits // 4 + 2}} {'x (hex float)':>22}  "
-                     f"{'oracle':>26}  {'got':>26} {'ULP':>6}")
+        lines.append(f"    {'x':>14} {'bits':>{fmt.bits // 4 + 2}} {'x (hex float)':>14}  "
+                     f"{'oracle':>24}  {'got':>24} {'ULP':>6}")
         for w in report.worst[:show]:
             oracle = f"{w.expected:.6g} ({hex_bits(w.expected_bits, fmt)})"
             got = f"{w.got:.6g} ({hex_bits(w.got_bits, fmt)})"
-            lines.append(f"    {w.x:>14.8g} {hex_bits(w.x_bits, fmt)} {_hex_float(w.x):>22}  "
-                         f"{oracle:>26}  {got:>26} {w.ulp:>6}")
+            lines.append(f"    {w.x:>14.8g} {hex_bits(w.x_bits, fmt)} {_hex_float(w.x):>14}  "
+                         f"{oracle:>24}  {got:>24} {w.ulp:>6}")
     examples = report.stats["mismatch_examples"][:show]
     if examples:
         lines.append("  NaN/inf disagreements:")
