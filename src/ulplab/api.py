@@ -228,9 +228,8 @@ def _framework_available(framework: str) -> bool:
     return framework == "numpy" or importlib.util.find_spec(framework) is not None
 
 
-def _probe(fmt: Format) -> np.ndarray:
-    """Values exact in every format: -2, -0.5, 0, 0.5, 1, 3."""
-    return np.array([-2.0, -0.5, 0.0, 0.5, 1.0, 3.0], dtype=np.float32)
+PROBE = (-2.0, -0.5, 0.0, 0.5, 1.0, 3.0)
+"""What a callable is first called on to learn its framework and dtype: values of every format."""
 
 
 def callable_method(impl: Callable[[Any], Any], function: str, fmt: Format | str,
@@ -251,7 +250,7 @@ def callable_method(impl: Callable[[Any], Any], function: str, fmt: Format | str
     tried: list[str] = []
     for kind in kinds:
         dtype = np.dtype(np.float32) if kind == "float32" else fmt.dtype
-        probe = _probe(fmt).astype(dtype)
+        probe = np.array(PROBE, dtype=np.float32).astype(dtype)
         for fw in FRAMEWORKS:
             if not _framework_available(fw):
                 continue
