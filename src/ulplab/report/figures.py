@@ -22,13 +22,25 @@ if TYPE_CHECKING:
 DISAGREEMENT_COLOR = "#d62728"
 
 
-def _figure(width: float, height: float,
-            widths: Sequence[float] = (1.0,)) -> tuple[Figure, list[Axes]]:
+LEFT, GAP, BOTTOM, TOP = 0.95, 0.25, 1.15, 0.35
+"""Margins in inches: room for tick labels, axis labels, rotated histogram bins and titles."""
+LEGEND = 1.8
+"""Inches right of the error scatter for its legend (inside, it hid points and NaN marks)."""
+
+
+def _figure(height: float, *axes_widths: tuple[float, float]) -> tuple[Figure, list[Axes]]:
+    """A figure with one row of axes: each (width, room after it) in inches, fixed margins
+    (a constrained layout draws twice, and drawing is most of a figure's time)."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
-    axes = fig.subplots(1, len(widths), squeeze=False, width_ratios=list(widths))[0]
-    return fig, list(axes)
+    width = LEFT + sum(w + after for w, after in axes_widths)
+    fig = Figure(figsize=(width, height), dpi=100)
+    axes, x = [], LEFT
+    for w, after in axes_widths:
+        axes.append(fig.add_axes((x / width, BOTTOM / height, w / width,
+                                  (height - BOTTOM - TOP) / height)))
+        x += w + after
+    return fig, axes
 
 
 def _linthresh(report: Report) -> float:
@@ -38,13 +50,25 @@ def _linthresh(report: Report) -> float:
     return get_format(report.format).min_normal
 
 
-def _symlog_ticks(linthresh: float, limit: float) -> list[float]:
+def symlog_coordinate(x: np.ndarray, linthresh: float) -> np.ndarray:
+    """x on a symmetric-log axis: x/linthresh within +-linthresh, else +-(1 + log10(|x|/linthresh))
+    (matplotlib's "symlog" scale, computed once in NumPy: its own transform runs per draw and
+    took most of a 65,536-point figure's time)."""
+    a = np.abs(x) / linthresh
+    return np.sign(x) * np.where(a < 1, a, 1 + np.log10(np.maximum(a, 1)))
+
+
+def _symlog_ticks(ax: Axes, linthresh: float, limit: float) -> None:
     """0 and four decades a side, spread from just above the linear threshold to the largest
-    finite value (the default locator crowds labels around the threshold)."""
+    finite value, labelled as powers of ten."""
     lo, hi = np.log10(linthresh), np.log10(limit)
     decades = sorted({round(float(k)) for k in np.linspace(lo, hi, 5)[1:]})
-    pos = [10.0**k for k in decades]
-    return [-p for p in reversed(pos)] + [0.0] + pos
+    values = [-(10.0**k) for k in reversed(decades)] + [0.0] + [10.0**k for k in decades]
+    labels = ([f"$-10^{{{k}}}$" for k in reversed(decades)] + ["0"]
+              + [f"$10^{{{k}}}$" for k in decades])
+    ax.set_xticks(symlog_coordinate(np.array(values), linthresh), labels)
+    edge = float(symlog_coordinate(np.array([limit]), linthresh)[0])
+    ax.set_xlim(-1.04 * edge, 1.04 * edge)
 
 
 def draw_error_scatter(ax: Axes, report: Report) -> None:
@@ -52,32 +76,35 @@ def draw_error_scatter(ax: Axes, report: Report) -> None:
     disagreements as red crosses along the top edge (they have no ULP distance)."""
     import matplotlib as mpl
 
-    limit = report.finite_limit()
+    limit, linthresh = report.finite_limit(), _linthresh(report)
     x = np.nan_to_num(report.x_values(), nan=0.0, posinf=limit, neginf=-limit)  # inf at the edge
+    x = symlog_coordinate(x, linthresh)
     region = report.region_index()
     finite = report.ulp >= 0
     colors = mpl.colormaps["tab10"]
-    for i, name in enumerate(report.region_names()):
-        m = finite & (region == i)
+    groups = [(region == i, name, colors(i % 10)) for i, name in enumerate(report.region_names())]
+    groups.append((region < 0, "in no region (±inf)", "0.5"))
+    for where, name, color in groups:
+        m = finite & where
         if m.any():
-            ax.scatter(x[m], report.ulp[m], s=2, color=colors(i % 10), label=name,
-                       rasterized=True, linewidths=0)
-    m = finite & (region < 0)
-    if m.any():
-        ax.scatter(x[m], report.ulp[m], s=2, color="0.5", label="in no region (±inf)",
-                   rasterized=True, linewidths=0)
+            ax.plot(x[m], report.ulp[m], linestyle="none", marker=".", markersize=2.5,
+                    markeredgewidth=0, color=color, label=name, rasterized=True)
     top = max(int(report.max_ulp), 1)
     bad = report.disagreements()
     if bad.any():
-        ax.scatter(x[bad], np.full(int(bad.sum()), top * 1.05 + 0.5), marker="x", s=18,
-                   color=DISAGREEMENT_COLOR, label=f"NaN/inf disagreement ({int(bad.sum())})")
-    ax.set_xscale("symlog", linthresh=_linthresh(report))
-    ax.set_xticks(_symlog_ticks(_linthresh(report), report.finite_limit()))
+        ax.plot(x[bad], np.full(int(bad.sum()), top * 1.05 + 0.5), linestyle="none",
+                marker="x", markersize=5, color=DISAGREEMENT_COLOR,
+                label=f"NaN/inf disagreement ({int(bad.sum())})")
+    _symlog_ticks(ax, linthresh, limit)
     ax.set_ylim(-0.05 * top - 0.5, top * 1.12 + 1)
     ax.set_xlabel(f"x ({report.format}, symmetric log scale)")
     ax.set_ylabel("ULP error")
     ax.set_title(f"{report.method}: {report.function} on {report.inputs} {report.format} inputs")
-    ax.legend(loc="upper left", fontsize="small", markerscale=4, ncols=2)
+    legend = ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0,
+                       fontsize="small")
+    for handle in legend.legend_handles:
+        if handle is not None and handle.get_marker() == ".":
+            handle.set_markersize(10)
 
 
 def draw_histogram(ax: Axes, report: Report) -> None:
@@ -85,7 +112,8 @@ def draw_histogram(ax: Axes, report: Report) -> None:
     labels = list(report.histogram)
     counts = [report.histogram[k] for k in labels]
     ax.bar(range(len(labels)), counts, color="#1f77b4")
-    ax.set_xticks(range(len(labels)), labels, rotation=45 if len(labels) > 8 else 0)
+    ax.set_xticks(range(len(labels)), labels, rotation=90 if len(labels) > 8 else 0,
+                  fontsize="small")
     if any(counts):
         ax.set_yscale("log")
     ax.set_xlabel("ULP error")
@@ -118,27 +146,30 @@ def draw_region_bars(axes: Sequence[Axes], reports: Sequence[Report]) -> None:
 
 
 def error_figure(report: Report) -> Figure:
-    fig, (ax,) = _figure(10, 3.6)
+    fig, (ax,) = _figure(3.8, (7.6, LEGEND + GAP))
     draw_error_scatter(ax, report)
     return fig
 
 
 def histogram_figure(report: Report) -> Figure:
-    fig, (ax,) = _figure(5, 3.6)
+    fig, (ax,) = _figure(3.8, (4.0, GAP))
     draw_histogram(ax, report)
     return fig
 
 
 def region_figure(reports: Sequence[Report]) -> Figure:
+    from matplotlib.figure import Figure
+
     bars = len(reports) * max(1, len(reports[0].region_names()))
-    fig, axes = _figure(11, 1.5 + 0.11 * bars, widths=(1, 1))
+    fig = Figure(figsize=(11, 1.5 + 0.11 * bars), dpi=100, layout="constrained")
+    axes = list(fig.subplots(1, 2))
     draw_region_bars(axes, reports)
     return fig
 
 
 def report_figure(report: Report) -> Figure:
     """One method: the error scatter and the histogram side by side (``Report.plot``)."""
-    fig, axes = _figure(14, 3.8, widths=(3, 1))
+    fig, axes = _figure(3.8, (8.4, LEGEND + LEFT), (3.6, GAP))
     draw_error_scatter(axes[0], report)
     draw_histogram(axes[1], report)
     return fig
