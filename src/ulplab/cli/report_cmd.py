@@ -26,6 +26,8 @@ def _png_name(method: str, what: str) -> str:
 def build_report(args: argparse.Namespace,
                  methods: list[Any]) -> tuple[str, dict[str, bytes], dict[str, Any]]:
     """(HTML page, PNG files by name, analysis JSON) of ``methods`` for the parsed arguments."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     from ulplab.api import measure
     from ulplab.formats import get_format, get_policy
     from ulplab.report import html
@@ -44,14 +46,19 @@ def build_report(args: argparse.Namespace,
     pngs: dict[str, bytes] = {"regions.png": png_bytes(region_figure(reports))}
     title = f"ulplab report: {args.func} on {reports[0].inputs} {fmt.name} inputs"
     body = [f"<p>Oracle: correctly rounded, {args.rounding}; denormals: "
-            f"{analysis['denormals']}. ULP statistics over finite results; NaN! and Inf! count "
-            "NaN/inf disagreements.</p>",
+            f"{analysis['denormals']}. The figures are those of <code>ulplab analyze</code>; "
+            "NaN! and Inf! count NaN/inf disagreements.</p>",
             "<h2>Summary</h2>", html.summary_table(analysis["methods"]),
             "<h2>Max and mean ULP per region</h2>",
             html.png_img(pngs["regions.png"], "per-region max and mean ULP")]
+    with Progress(TextColumn("figures"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  transient=True, disable=args.quiet) as bar:
+        task = bar.add_task("figures", total=len(reports))
+        for r in reports:
+            for what, draw in (("error", error_figure), ("histogram", histogram_figure)):
+                pngs[_png_name(r.method, what)] = png_bytes(draw(r))
+            bar.advance(task)
     for r in reports:
-        for what, fig in (("error", error_figure(r)), ("histogram", histogram_figure(r))):
-            pngs[_png_name(r.method, what)] = png_bytes(fig)
         body += [f"<h2>{escape(r.method)}</h2>", '<div class="row">',
                  html.png_img(pngs[_png_name(r.method, "error")],
                               f"{r.method}: ULP error against input"),
