@@ -16,6 +16,7 @@ from typing import NoReturn
 import numpy as np
 
 from ulplab import __version__
+from ulplab.cli.report_cmd import add_parser as add_report_parser
 from ulplab.cli.study import add_parser as add_study_parser
 from ulplab.errors import UsageError
 from ulplab.formats import (
@@ -553,6 +554,7 @@ def build_parser() -> argparse.ArgumentParser:
     pe.set_defaults(run=cmd_peers)
 
     add_study_parser(sub)
+    add_report_parser(sub)
 
     ex = sub.add_parser("export", help="write a det kernel as C, NumPy, PyTorch or JAX source")
     ex.add_argument("func", help=fn_help)

@@ -28,7 +28,7 @@ import numpy as np
 from mpmath import mp, mpf
 
 from ulplab.formats import Format, all_patterns, get_format, is_finite, to_values
-from ulplab.oracle.workers import pool_context, worker_count
+from ulplab.oracle.workers import pool_context, started_without_main, worker_count
 
 MAX_PRECISION = 4096
 
@@ -187,7 +187,9 @@ def crosscheck_table(name: str, fmt: Format | str, workers: int = 0) -> np.ndarr
             out[s:s + len(r)] = r
     else:
         with ProcessPoolExecutor(max_workers=n, mp_context=pool_context()) as pool:
-            for s, r in pool.map(_chunk, *zip(*tasks, strict=True)):
+            with started_without_main():  # map submits every task, starting the workers
+                results = pool.map(_chunk, *zip(*tasks, strict=True))
+            for s, r in results:
                 out[s:s + len(r)] = r
     return out.astype(fmt.uint)
 

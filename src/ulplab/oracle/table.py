@@ -31,7 +31,7 @@ from ulplab.formats import (
 )
 from ulplab.functions import get_function
 from ulplab.oracle import cache
-from ulplab.oracle.workers import pool_context, worker_count
+from ulplab.oracle.workers import pool_context, started_without_main, worker_count
 from ulplab.oracle.ziv import correctly_rounded_array
 
 ORACLE_VERSION = 1
@@ -73,7 +73,8 @@ def build(jobs: Sequence[tuple[str, Format]], progress: bool = True) -> None:
                 bar.advance(task, e - s)
         else:
             with ProcessPoolExecutor(max_workers=workers, mp_context=pool_context()) as pool:
-                futures = {pool.submit(_chunk_worker, *t): t for t in tasks}
+                with started_without_main():  # workers start on the first submits
+                    futures = {pool.submit(_chunk_worker, *t): t for t in tasks}
                 for fut in as_completed(futures):
                     f, fname, s, e = futures[fut]
                     results[(f, fname)][:, s:e] = fut.result()[1]

@@ -3,9 +3,13 @@ start."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import multiprocessing.context
 import os
+import sys
+import types
+from collections.abc import Iterator
 
 
 def pool_context() -> multiprocessing.context.BaseContext:
@@ -19,3 +23,20 @@ def worker_count() -> int:
     cores = os.cpu_count() or 1
     asked = int(os.environ.get("ULPLAB_WORKERS", "0") or 0)
     return max(1, min(cores, asked) if asked > 0 else cores)
+
+
+@contextlib.contextmanager
+def started_without_main() -> Iterator[None]:
+    """Worker processes started inside this block do not re-run the caller's ``__main__``.
+
+    A fork server or spawned worker re-imports the script that started it, so a plain script
+    with no ``if __name__ == "__main__"`` guard would start its own sweep inside every worker
+    (and the pool dies with BrokenProcessPool). The workers need only ulplab's modules, so while
+    they start, ``__main__`` is a bare module naming no file; it is put back on exit.
+    """
+    real = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = real

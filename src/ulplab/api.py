@@ -1,0 +1,441 @@
+"""The Python API: measure any callable (NumPy, PyTorch, JAX) or a registered method from a
+notebook or a script.
+
+    import ulplab
+    r = ulplab.analyze(torch.nn.functional.gelu, "gelu", "bfloat16")
+    r.max_ulp, r.exact_fraction, r.worst[:3]; r.plot(); r.to_json()
+
+``analyze`` runs the same stages as ``ulplab analyze`` (``sweep.compare`` then
+``stats.summarize``); ``Report`` carries that summary's figures plus the per-input arrays behind
+them (for plots and data frames). The other functions are thin doors onto the oracle, the ULP
+calculator and the format table.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ulplab.errors import UsageError
+from ulplab.formats import (
+    FORMATS,
+    Format,
+    check_mode,
+    get_format,
+    get_policy,
+    is_nan,
+    to_values,
+)
+from ulplab.functions import Region, get_function
+
+FLOAT32_SAMPLES = 65_536
+"""float32 has 2^32 inputs: with ``inputs=None`` it is measured on this many bit patterns drawn
+uniformly (NaN, infinities, subnormals and every binade included) ..."""
+FLOAT32_SEED = 2026
+"""... by ``inputs.float32_random(FLOAT32_SAMPLES, FLOAT32_SEED)``, the same every run. Their
+oracle results are cached like an exhaustive table."""
+
+FRAMEWORKS = ("numpy", "torch", "jax")
+
+
+# ---------------------------------------------------------------- the report
+@dataclass(frozen=True)
+class WorstInput:
+    """One input with a large ULP error: values as decimals, patterns as integers."""
+
+    x: float
+    x_bits: int
+    expected: float
+    expected_bits: int
+    got: float
+    got_bits: int
+    ulp: int
+
+
+@dataclass(frozen=True)
+class Report:
+    """One implementation of one function measured over the inputs of one format.
+
+    The figures are ``stats.summarize``'s (fractions and NaN/inf counts defined there); ``stats``
+    keeps its whole dictionary. ``x_bits``, ``got_bits``, ``expected_bits`` and ``ulp`` (-1 where
+    a side is NaN or infinite) hold every input measured, in input order.
+    """
+
+    function: str
+    format: str
+    method: str
+    rounding: str
+    denormals: str
+    inputs: str
+    count: int
+    max_ulp: int
+    mean_ulp: float
+    exact_fraction: float
+    within1_fraction: float
+    nan_mismatches: int
+    inf_mismatches: int
+    percentiles: dict[str, int]
+    histogram: dict[str, int]
+    worst: list[WorstInput]
+    regions: dict[str, dict[str, Any]]
+    region_bounds: tuple[Region, ...] = field(repr=False)
+    stats: dict[str, Any] = field(repr=False)
+    x_bits: np.ndarray = field(repr=False, compare=False)
+    got_bits: np.ndarray = field(repr=False, compare=False)
+    expected_bits: np.ndarray = field(repr=False, compare=False)
+    ulp: np.ndarray = field(repr=False, compare=False)
+
+    @classmethod
+    def from_stats(cls, stats: dict[str, Any], *, function: str, fmt: Format, method: str,
+                   rounding: str, denormals: str, inputs: str, regions: Sequence[Region],
+                   x_bits: np.ndarray, got: np.ndarray, expected: np.ndarray,
+                   ulp: np.ndarray) -> Report:
+        worst = [WorstInput(x=w["x"], x_bits=int(w["hex"], 16), expected=w["expected"],
+                            expected_bits=int(w["expected_hex"], 16), got=w["got"],
+                            got_bits=int(w["got_hex"], 16), ulp=w["ulp"])
+                 for w in stats["worst"]]
+        return cls(function=function, format=fmt.name, method=method, rounding=rounding,
+                   denormals=denormals, inputs=inputs, count=stats["count"],
+                   max_ulp=stats["max_ulp"], mean_ulp=stats["mean_ulp"],
+                   exact_fraction=stats["exact_fraction"],
+                   within1_fraction=stats["within1_fraction"],
+                   nan_mismatches=stats["nan_mismatches"],
+                   inf_mismatches=stats["inf_mismatches"], percentiles=stats["percentiles"],
+                   histogram=stats["histogram"], worst=worst, regions=stats["regions"],
+                   region_bounds=tuple(regions), stats=stats, x_bits=x_bits, got_bits=got,
+                   expected_bits=expected, ulp=ulp)
+
+    # -- per-input views
+    def _fmt(self) -> Format:
+        return get_format(self.format)
+
+    def x_values(self) -> np.ndarray:
+        """The inputs as float64 values (exact)."""
+        return to_values(self.x_bits, self._fmt())
+
+    def region_names(self) -> list[str]:
+        return [name for name, _, _ in self.region_bounds]
+
+    def region_index(self) -> np.ndarray:
+        """Index into ``region_names()`` of each input's region; -1 for NaN/inf inputs or none."""
+        x = self.x_values()
+        idx = np.full(x.shape, -1, dtype=np.int64)
+        for i, (_, lo, hi) in enumerate(self.region_bounds):
+            idx[(x >= lo) & (x < hi)] = i
+        return idx
+
+    def disagreements(self) -> np.ndarray:
+        """Inputs whose result or reference is NaN or infinite and the two differ (any NaN
+        matches any NaN): the inputs counted by ``nan_mismatches + inf_mismatches``."""
+        fmt = self._fmt()
+        both_nan = is_nan(self.got_bits, fmt) & is_nan(self.expected_bits, fmt)
+        return (self.ulp < 0) & ~both_nan & (self.got_bits != self.expected_bits)
+
+    def finite_limit(self) -> float:
+        return self._fmt().max_value
+
+    # -- outputs
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object: what was measured, then the statistics of ``ulplab analyze``."""
+        return {"function": self.function, "format": self.format, "method": self.method,
+                "rounding": self.rounding, "denormals": self.denormals, "inputs": self.inputs,
+                "regions_bounds": [{"name": n, "lo": lo, "hi": hi}
+                                   for n, lo, hi in self.region_bounds],
+                **self.stats}
+
+    def to_json(self, indent: int | None = 2) -> str:
+        from ulplab.report import _clean
+
+        return json.dumps(_clean(self.to_dict()), indent=indent, allow_nan=False)
+
+    def to_dataframe(self) -> Any:
+        """One row per input: x, x_bits, expected, got, ulp (-1: NaN/inf), region. Needs pandas."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("Report.to_dataframe needs pandas, which is not installed "
+                              "(pip install pandas); Report.to_dict() needs nothing") from None
+        fmt = self._fmt()
+        names = np.array([*self.region_names(), ""], dtype=object)
+        return pd.DataFrame({
+            "x": self.x_values(), "x_bits": self.x_bits,
+            "expected": to_values(self.expected_bits, fmt), "expected_bits": self.expected_bits,
+            "got": to_values(self.got_bits, fmt), "got_bits": self.got_bits, "ulp": self.ulp,
+            "region": names[self.region_index()],
+        })
+
+    def plot(self) -> Any:
+        """A matplotlib Figure: ULP error against input (by region) and the histogram."""
+        from ulplab.report.figures import report_figure
+
+        return report_figure(self)
+
+    def _repr_html_(self) -> str:
+        from ulplab.report.html import report_summary_html
+
+        return report_summary_html(self)
+
+    def __str__(self) -> str:
+        return (f"{self.method} {self.function}/{self.format} ({self.inputs} inputs): max "
+                f"{self.max_ulp} ULP, mean {self.mean_ulp:.4g}, exact "
+                f"{100 * self.exact_fraction:.2f}%, <=1 ULP {100 * self.within1_fraction:.2f}%, "
+                f"NaN! {self.nan_mismatches}, Inf! {self.inf_mismatches}")
+
+
+# ---------------------------------------------------------------- any callable as a method
+def _torch_dtype(fmt: Format) -> Any:
+    import torch
+
+    return getattr(torch, fmt.name)
+
+
+def _to_framework(x: np.ndarray, framework: str, fmt: Format) -> Any:
+    x = np.array(x)  # a writable copy: frameworks may not take read-only or strided views
+    if framework == "numpy":
+        return x
+    if framework == "torch":
+        import torch
+
+        if x.dtype == np.float32:
+            return torch.from_numpy(x)
+        ints = {1: np.int8, 2: np.int16}[x.dtype.itemsize]
+        return torch.from_numpy(x.view(ints)).view(_torch_dtype(fmt))
+    import jax.numpy as jnp
+
+    return jnp.asarray(x)
+
+
+def _to_numpy(y: Any) -> np.ndarray:
+    if hasattr(y, "detach"):  # a torch tensor, possibly on a GPU, possibly bfloat16/float8
+        t = y.detach().cpu()
+        name = str(t.dtype).removeprefix("torch.")
+        if name in FORMATS and name not in ("float16", "float32"):
+            import torch
+
+            ints = {1: torch.int8, 2: torch.int16}[t.element_size()]
+            return t.view(ints).numpy().view(FORMATS[name].dtype)
+        return t.numpy()
+    return np.asarray(y)
+
+
+def _framework_available(framework: str) -> bool:
+    import importlib.util
+
+    return framework == "numpy" or importlib.util.find_spec(framework) is not None
+
+
+PROBE = (-2.0, -0.5, 0.0, 0.5, 1.0, 3.0)
+"""What a callable is first called on to learn its framework and dtype: values of every format."""
+
+
+def callable_method(impl: Callable[[Any], Any], function: str, fmt: Format | str,
+                    takes: str | None = None) -> Any:
+    """Wrap ``impl`` as a ``Method``: found by calling it on a few values as a NumPy, PyTorch
+    or JAX array, in float32 and then in the format's own dtype; the first call that returns
+    an array of the same shape and dtype decides. ``takes`` ("float32" or "format") forces one.
+    """
+    from ulplab.methods import Method
+
+    fmt = get_format(fmt)
+    kinds = ("float32",) if fmt.dtype == np.float32 else ("float32", "format")
+    if takes is not None:
+        if takes not in ("float32", "format"):
+            raise UsageError(f"takes must be 'float32' or 'format', not {takes!r}")
+        kinds = (takes,)
+    name = getattr(impl, "__name__", None) or type(impl).__name__
+    tried: list[str] = []
+    for kind in kinds:
+        dtype = np.dtype(np.float32) if kind == "float32" else fmt.dtype
+        probe = np.array(PROBE, dtype=np.float32).astype(dtype)
+        for fw in FRAMEWORKS:
+            if not _framework_available(fw):
+                continue
+            try:
+                with np.errstate(all="ignore"):
+                    y = _to_numpy(impl(_to_framework(probe, fw, fmt)))
+            except Exception as exc:  # a framework the callable does not take
+                tried.append(f"{fw} {dtype.name}: {type(exc).__name__}: {exc}".splitlines()[0])
+                continue
+            if y.shape != probe.shape or y.dtype != dtype:
+                tried.append(f"{fw} {dtype.name}: returned {y.dtype}{y.shape}")
+                continue
+
+            def run(x: np.ndarray, fw: str = fw) -> np.ndarray:
+                with np.errstate(all="ignore"):  # NaN, inf and overflow are inputs here
+                    return _to_numpy(impl(_to_framework(x, fw, fmt)))
+
+            return Method(function=function, name=name, family="callable",
+                          idea=f"{fw} callable on {dtype.name} arrays", impl=run, takes=kind)
+    raise UsageError(f"cannot measure {name}: no call on a NumPy/PyTorch/JAX array of "
+                     f"float32 or {fmt.name} returned an array of the same dtype and shape ("
+                     + "; ".join(tried) + ")")
+
+
+def _method(impl: Any, function: str, fmt: Format, takes: str | None) -> Any:
+    from ulplab.methods import Method, get_method
+
+    if isinstance(impl, Method):
+        return impl
+    if isinstance(impl, str):
+        return get_method(function, impl)
+    if callable(impl):
+        return callable_method(impl, function, fmt, takes)
+    raise UsageError(f"impl must be a callable or a method name, not {type(impl).__name__}")
+
+
+# ---------------------------------------------------------------- inputs and the oracle
+def input_bits(inputs: Any, fmt: Format) -> np.ndarray:
+    """Bit patterns of ``inputs``: an array of the format's dtype, of its unsigned integer
+    patterns, or of numbers that are values of the format (anything else is refused)."""
+    arr = _to_numpy(inputs).ravel()
+    if arr.dtype == fmt.dtype:
+        return arr.view(fmt.uint).copy()
+    if arr.dtype == fmt.uint:
+        return arr.copy()
+    if arr.dtype.kind not in "fiu":
+        raise UsageError(f"inputs must be numbers or {fmt.name} values, not {arr.dtype}")
+    values = arr.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        converted = values.astype(fmt.dtype)
+    back = converted.astype(np.float64)
+    same = (back == values) | (np.isnan(back) & np.isnan(values))
+    if not same.all():
+        bad = values[~same][0]
+        raise UsageError(f"input {float(bad)!r} is not a {fmt.name} value (round it to the format "
+                         f"first, or pass an array of dtype {fmt.dtype.name})")
+    return converted.view(fmt.uint)
+
+
+def _sampled_reference(function: str, fmt: Format, bits: np.ndarray, rounding: str,
+                       denormals: str) -> np.ndarray:
+    """Oracle results of the default float32 sample, cached like a table."""
+    from ulplab.oracle import cache
+    from ulplab.oracle.table import ORACLE_VERSION
+    from ulplab.sweep import reference
+
+    key = (f"{function}-{fmt.name}-random{FLOAT32_SAMPLES}-seed{FLOAT32_SEED}-{rounding}-"
+           f"{denormals}-v{ORACLE_VERSION}")
+    table = cache.load(key)
+    if table is None:
+        table = reference(function, fmt, rounding, denormals, bits, progress=False)
+        cache.save(key, table)
+    return table
+
+
+def _validate(function: str, fmt: str | Format, rounding: str, denormals: str) -> Format:
+    get_function(function)
+    check_mode(rounding)
+    get_policy(denormals)
+    return get_format(fmt)
+
+
+def measure(methods: Sequence[Any], function: str, fmt: Format, *, rounding: str,
+            denormals: str, inputs: Any, output_rounding: str = "nearest-even",
+            worst: int = 10, progress: bool = False) -> list[Report]:
+    """Reports of several ``Method``s against one oracle reference (computed once)."""
+    from ulplab.inputs import float32_random
+    from ulplab.stats import summarize
+    from ulplab.sweep import compare, reference
+
+    if worst < 0:
+        raise UsageError("worst must be >= 0")
+    if inputs is None and fmt.exhaustive:
+        bits, expected, described = None, None, "exhaustive"
+    elif inputs is None:
+        bits = float32_random(FLOAT32_SAMPLES, FLOAT32_SEED).view(np.uint32)
+        expected = _sampled_reference(function, fmt, bits, rounding, denormals)
+        described = f"{FLOAT32_SAMPLES} sampled"
+    else:
+        bits = input_bits(inputs, fmt)
+        if bits.size == 0:
+            raise UsageError("inputs is empty")
+        expected = None
+        described = f"{bits.size} given"
+    if expected is None:
+        expected = reference(function, fmt, rounding, denormals, bits, progress)
+    regions = get_function(function).regions
+    reports = []
+    for method in methods:
+        out = compare(method, function, fmt, rounding, denormals, output_rounding, progress,
+                      bits, expected)
+        stats = summarize(out.x_bits, out.got, out.expected, out.ulp, fmt, regions, worst)
+        reports.append(Report.from_stats(
+            stats, function=function, fmt=fmt, method=method.name, rounding=rounding,
+            denormals=get_policy(denormals).name, inputs=described, regions=regions,
+            x_bits=out.x_bits, got=out.got, expected=out.expected, ulp=out.ulp))
+    return reports
+
+
+def analyze(impl: Any, function: str, format: str | Format, *,
+            rounding: str = "nearest-even", denormals: str = "ieee", inputs: Any = None,
+            takes: str | None = None, output_rounding: str = "nearest-even", worst: int = 10,
+            progress: bool = False) -> Report:
+    """Measure ``impl`` against the correctly rounded ``function`` over ``format``.
+
+    ``impl``: a method name ("det", "B3 Pure"), or any callable on NumPy, PyTorch or JAX arrays
+    of float32 (results rounded to the format by ``output_rounding``) or of the format's dtype
+    (see ``callable_method``). ``inputs``: None for every input of a 16/8-bit format and
+    ``FLOAT32_SAMPLES`` fixed random patterns of float32; or an array (see ``input_bits``).
+    ``rounding`` and ``denormals`` define the truth, as in ``ulplab analyze``.
+    """
+    fmt = _validate(function, format, rounding, denormals)
+    check_mode(output_rounding)
+    method = _method(impl, function, fmt, takes)
+    return measure([method], function, fmt, rounding=rounding, denormals=denormals,
+                   inputs=inputs, output_rounding=output_rounding, worst=worst,
+                   progress=progress)[0]
+
+
+def oracle(function: str, format: str | Format, rounding: str = "nearest-even",
+           denormals: str = "ieee") -> np.ndarray:
+    """The correctly rounded table: entry i is f(input with bit pattern i), as an array of the
+    format's dtype (16- and 8-bit formats; float32 has ``correctly_rounded``)."""
+    from ulplab.oracle.table import oracle_table
+
+    fmt = _validate(function, format, rounding, denormals)
+    if not fmt.exhaustive:
+        raise UsageError(f"{fmt.name} has no table (2^32 entries); use "
+                         "ulplab.correctly_rounded(function, x, format)")
+    return oracle_table(function, fmt, rounding, denormals, progress=False).view(fmt.dtype)
+
+
+def correctly_rounded(function: str, x: Any, format: str | Format,
+                      rounding: str = "nearest-even", denormals: str = "ieee") -> Any:
+    """f(x) correctly rounded to ``format``, for x a value of the format (a number or an
+    array); returns a value, or an array, of the format's dtype."""
+    from ulplab.sweep import reference
+
+    fmt = _validate(function, format, rounding, denormals)
+    scalar = np.ndim(_to_numpy(x)) == 0
+    bits = input_bits(x, fmt)
+    out = reference(function, fmt, rounding, denormals, bits, progress=False).view(fmt.dtype)
+    return out[0] if scalar else out.reshape(np.shape(_to_numpy(x)))
+
+
+def ulp_distance(a: Any, b: Any, format: str | Format) -> Any:
+    """ULP distance between values of ``format`` (+0 and -0 are 0 apart); -1 where either side
+    is NaN or infinite. Numbers or arrays; returns an int or an int64 array."""
+    from ulplab.ulp import ulp_distance as distance
+
+    fmt = get_format(format)
+    scalar = np.ndim(_to_numpy(a)) == 0 and np.ndim(_to_numpy(b)) == 0
+    ba, bb = input_bits(a, fmt), input_bits(b, fmt)
+    if ba.shape != bb.shape and ba.size != 1 and bb.size != 1:
+        raise UsageError(f"a and b have different sizes ({ba.size} and {bb.size})")
+    ba, bb = np.broadcast_arrays(ba, bb)
+    d = distance(ba, bb, fmt)
+    return int(d[0]) if scalar else d
+
+
+def formats() -> dict[str, Format]:
+    """The formats ulplab measures, by name (bfloat16, float16, the fp8 formats, float32)."""
+    return dict(FORMATS)
+
+
+__all__ = ["FLOAT32_SAMPLES", "FLOAT32_SEED", "Report", "WorstInput", "analyze",
+           "callable_method", "correctly_rounded", "formats", "input_bits", "measure", "oracle",
+           "ulp_distance"]

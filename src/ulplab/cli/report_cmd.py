@@ -1,0 +1,145 @@
+"""The ``ulplab report`` subcommand: a self-contained HTML page and/or PNG files.
+
+    ulplab report gelu --format bfloat16 --method det,"B3 Pure" -o gelu.html --png figures/
+
+The page holds the summary table, per method the ULP error against input (symmetric-log x axis,
+coloured by region, NaN/inf disagreements marked) and its histogram, the per-region max/mean
+bars of every method, the worst inputs, and with ``--peers``/``--determinism`` those tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from ulplab.errors import UsageError
+
+
+def _png_name(method: str, what: str) -> str:
+    from ulplab.methods import canonical_name
+
+    return f"{canonical_name(method)}-{what}.png"
+
+
+def build_report(args: argparse.Namespace,
+                 methods: list[Any]) -> tuple[str, dict[str, bytes], dict[str, Any]]:
+    """(HTML page, PNG files by name, analysis JSON) of ``methods`` for the parsed arguments."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ulplab.api import measure
+    from ulplab.formats import get_format, get_policy
+    from ulplab.report import html
+    from ulplab.report.figures import error_figure, histogram_figure, png_bytes, region_figure
+
+    fmt = get_format(args.format)
+    reports = measure(methods, args.func, fmt, rounding=args.rounding, denormals=args.denormals,
+                      inputs=None, worst=args.worst, progress=not args.quiet)
+    analysis = {
+        "function": args.func, "format": fmt.name, "rounding": args.rounding,
+        "output_rounding": "nearest-even", "denormals": get_policy(args.denormals).name,
+        "inputs": reports[0].inputs,
+        "regions": [{"name": n, "lo": lo, "hi": hi} for n, lo, hi in reports[0].region_bounds],
+        "methods": [{"method": r.method, **r.stats} for r in reports],
+    }
+    pngs: dict[str, bytes] = {"regions.png": png_bytes(region_figure(reports))}
+    title = f"ulplab report: {args.func} on {reports[0].inputs} {fmt.name} inputs"
+    body = [f"<p>Oracle: correctly rounded, {args.rounding}; denormals: "
+            f"{analysis['denormals']}. The figures are those of <code>ulplab analyze</code>; "
+            "NaN! and Inf! count NaN/inf disagreements.</p>",
+            "<h2>Summary</h2>", html.summary_table(analysis["methods"]),
+            "<h2>Max and mean ULP per region</h2>",
+            html.png_img(pngs["regions.png"], "per-region max and mean ULP")]
+    with Progress(TextColumn("figures"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  transient=True, disable=args.quiet) as bar:
+        task = bar.add_task("figures", total=len(reports))
+        for r in reports:
+            for what, draw in (("error", error_figure), ("histogram", histogram_figure)):
+                pngs[_png_name(r.method, what)] = png_bytes(draw(r))
+            bar.advance(task)
+    for r in reports:
+        body += [f"<h2>{escape(r.method)}</h2>", '<div class="row">',
+                 html.png_img(pngs[_png_name(r.method, "error")],
+                              f"{r.method}: ULP error against input"),
+                 html.png_img(pngs[_png_name(r.method, "histogram")],
+                              f"{r.method}: ULP histogram"), "</div>"]
+        if r.worst:
+            body += ["<h3>Worst inputs</h3>", html.worst_table(r, args.worst)]
+        if r.stats["mismatch_examples"]:
+            body += ['<h3 class="bad">NaN/inf disagreements</h3>',
+                     html.mismatch_table(r, args.worst)]
+    if args.peers:
+        from ulplab.peers import report_card
+
+        card = report_card(args.func, fmt)
+        analysis["peers"] = card
+        body.append(html.peers_section(card))
+    if args.determinism:
+        from ulplab.export import determinism
+
+        res = determinism(args.func, samples=args.determinism_samples)
+        analysis["determinism"] = res
+        body.append(html.determinism_section(res))
+    return html.document(title, body), pngs, analysis
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from ulplab.methods import select_methods
+    from ulplab.report import check_writable, write_json, write_text
+
+    if not (args.output or args.png or args.json):
+        raise UsageError("nothing to write: give -o FILE.html, --png DIR and/or --json FILE")
+    if args.worst < 0:
+        raise UsageError("--worst must be >= 0")
+    if args.determinism_samples < 0:
+        raise UsageError("--determinism-samples must be >= 0")
+    methods = select_methods(args.func, args.method)
+    if not methods:
+        raise UsageError("--method names no method")
+    for path in (args.output, args.json):
+        if path:
+            check_writable(path)
+    png_dir = Path(args.png) if args.png else None
+    if png_dir is not None and not png_dir.is_dir() and (png_dir.exists()
+                                                         or not png_dir.parent.is_dir()):
+        raise UsageError(f"cannot write PNG files to {png_dir}: not a directory")
+    page, pngs, analysis = build_report(args, methods)
+    if args.output:
+        write_text(args.output, page)
+        print(f"wrote {args.output}")
+    if png_dir is not None:
+        png_dir.mkdir(exist_ok=True)
+        for name, data in pngs.items():
+            (png_dir / name).write_bytes(data)
+        print(f"wrote {len(pngs)} PNG files to {png_dir}")
+    if args.json:
+        write_json(args.json, analysis)
+    return 0
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``report`` to the ``ulplab`` subcommands (``subparsers`` from add_subparsers)."""
+    from ulplab.formats import FORMATS, POLICIES, ROUNDING_MODES
+
+    p = subparsers.add_parser("report", help="HTML report (and PNG figures) of methods over "
+                              "every input of a format")
+    p.add_argument("func", help="the function, e.g. gelu (see `ulplab functions`)")
+    p.add_argument("--format", default="bfloat16", help=f"one of {', '.join(FORMATS)} "
+                   "(float32: a fixed random sample)")
+    p.add_argument("--method", default="all", help="M[,M...] or all (see `ulplab methods`)")
+    p.add_argument("--rounding", default="nearest-even",
+                   help=f"rounding of the truth: {', '.join(ROUNDING_MODES)}")
+    p.add_argument("--denormals", default="ieee", help=f"one of {', '.join(POLICIES)}")
+    p.add_argument("-o", "--output", help="write the self-contained HTML page here")
+    p.add_argument("--png", metavar="DIR", help="write each figure as a PNG file in DIR")
+    p.add_argument("--json", help="write the figures of the summary table as JSON")
+    p.add_argument("--worst", type=int, default=10, help="worst inputs listed per method")
+    p.add_argument("--peers", action="store_true", help="add the `ulplab peers` report card")
+    p.add_argument("--determinism", action="store_true",
+                   help="add the `ulplab determinism` table of the det kernel")
+    p.add_argument("--determinism-samples", type=int, default=100_000,
+                   help="random float32 inputs for --determinism besides the fixed sets")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=cmd_report)
+    return p

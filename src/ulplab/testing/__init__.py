@@ -1,0 +1,106 @@
+"""Testing your kernel with pytest: ``assert_max_ulp`` and a parametrization over formats.
+
+    from ulplab.testing import assert_max_ulp, over_formats
+
+    def test_my_gelu():
+        assert_max_ulp(my_gelu, "gelu", "bfloat16", max_ulp=1)
+
+    @over_formats("bfloat16", "float16")
+    def test_my_tanh(fmt):
+        assert_max_ulp(my_tanh, "tanh", fmt, max_ulp=2)
+
+Every input of a 16/8-bit format is measured (float32: ``ulplab.api.FLOAT32_SAMPLES`` fixed
+random patterns) against the cached correctly rounded oracle. The pytest plugin
+(``ulplab.testing.plugin``, loaded through the ``pytest11`` entry point) adds the ``ulp_oracle``
+fixture and the ``--ulplab-rounding``/``--ulplab-denormals`` options.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ulplab.api import Report, analyze
+from ulplab.formats import EXHAUSTIVE_FORMATS, get_format
+from ulplab.stats import hex_bits
+
+
+class UlpAssertionError(AssertionError):
+    """An implementation outside its ULP bound, or disagreeing on NaN/inf; carries the Report."""
+
+    def __init__(self, message: str, report: Report) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+def _hex_float(v: float) -> str:
+    """C99 hex float without trailing zeros: -0x1.5cp+2."""
+    if v != v or abs(v) == float("inf"):
+        return str(v)
+    return re.sub(r"\.?0+p", "p", v.hex())
+
+
+def failure_message(report: Report, problems: list[str], show: int) -> str:
+    """The worst inputs (decimal, hex bits, hex float, oracle vs got), the totals and the
+    NaN/inf disagreements of a Report, under the list of broken bounds."""
+    fmt = get_format(report.format)
+    total = int(report.x_bits.size)
+    lines = [f"{report.method}: {report.function} on {report.inputs} {report.format} inputs "
+             f"(oracle {report.rounding}, denormals {report.denormals}): " + "; ".join(problems),
+             f"  {total} inputs, {report.count} finite results: max {report.max_ulp} ULP, "
+             f"mean {report.mean_ulp:.4g} ULP, exact {100 * report.exact_fraction:.2f}%, "
+             f"<=1 ULP {100 * report.within1_fraction:.2f}%; NaN disagreements "
+             f"{report.nan_mismatches}, inf disagreements {report.inf_mismatches}"]
+    if report.worst:
+        lines.append("  worst inputs:")
+        lines.append(f"    {'x':>14} {'bits':>{fmt.bits // 4 + 2}} {'x (hex float)':>14}  "
+                     f"{'oracle':>24}  {'got':>24} {'ULP':>6}")
+        for w in report.worst[:show]:
+            oracle = f"{w.expected:.6g} ({hex_bits(w.expected_bits, fmt)})"
+            got = f"{w.got:.6g} ({hex_bits(w.got_bits, fmt)})"
+            lines.append(f"    {w.x:>14.8g} {hex_bits(w.x_bits, fmt)} {_hex_float(w.x):>14}  "
+                         f"{oracle:>24}  {got:>24} {w.ulp:>6}")
+    examples = report.stats["mismatch_examples"][:show]
+    if examples:
+        lines.append("  NaN/inf disagreements:")
+        for m in examples:
+            lines.append(f"    x = {m['x']:.8g} ({m['hex']}): oracle {m['expected_hex']}, "
+                         f"got {m['got_hex']}")
+    return "\n".join(lines)
+
+
+def assert_max_ulp(impl: Any, function: str, format: str, max_ulp: int, *,
+                   max_mean_ulp: float | None = None, rounding: str = "nearest-even",
+                   denormals: str = "ieee", inputs: Any = None, takes: str | None = None,
+                   show: int = 8) -> Report:
+    """Fail unless ``impl`` is within ``max_ulp`` (and, if given, a mean of ``max_mean_ulp``) of
+    the correctly rounded ``function`` on every input of ``format`` and agrees with it on every
+    NaN and infinity. ``impl`` and the options are those of ``ulplab.analyze``; returns its
+    Report. The message lists the ``show`` worst inputs."""
+    __tracebackhide__ = True
+    report = analyze(impl, function, format, rounding=rounding, denormals=denormals,
+                     inputs=inputs, takes=takes, worst=show)
+    problems = []
+    if report.max_ulp > max_ulp:
+        problems.append(f"max {report.max_ulp} ULP > max_ulp={max_ulp}")
+    if max_mean_ulp is not None and report.mean_ulp > max_mean_ulp:
+        problems.append(f"mean {report.mean_ulp:.4g} ULP > max_mean_ulp={max_mean_ulp}")
+    if report.nan_mismatches or report.inf_mismatches:
+        problems.append(f"{report.nan_mismatches} NaN and {report.inf_mismatches} inf "
+                        "disagreements")
+    if problems:
+        raise UlpAssertionError(failure_message(report, problems, show), report)
+    return report
+
+
+def over_formats(*names: str, argname: str = "fmt") -> Any:
+    """``pytest.mark.parametrize`` over format names (default: every 16- and 8-bit format)."""
+    import pytest
+
+    chosen = list(names) or list(EXHAUSTIVE_FORMATS)
+    for n in chosen:
+        get_format(n)
+    return pytest.mark.parametrize(argname, chosen, ids=chosen)
+
+
+__all__ = ["UlpAssertionError", "assert_max_ulp", "failure_message", "over_formats"]

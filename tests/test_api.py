@@ -1,0 +1,180 @@
+"""The Python API: ulplab.analyze and Report, oracle, correctly_rounded, ulp_distance, formats."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ulplab
+from ulplab import api
+from ulplab.errors import UsageError
+from ulplab.formats import EXHAUSTIVE_FORMATS, all_patterns, get_format, next_up
+from ulplab.methods import get_method
+from ulplab.oracle.table import oracle_table
+from ulplab.sweep import analyze as sweep_analyze
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def test_guardless_script_on_a_cold_cache(tmp_path):
+    """A script with no __main__ guard, an empty cache and a worker pool: the workers must not
+    re-run it (they did, and the pool died with BrokenProcessPool)."""
+    script = tmp_path / "measure.py"
+    script.write_text(textwrap.dedent("""
+        import numpy as np
+        import ulplab
+        print("top level ran")
+        r = ulplab.analyze(np.tanh, "tanh", "float8_e5m2")
+        print("max", r.max_ulp, "count", r.count)
+    """))
+    env = {**os.environ, "ULPLAB_CACHE_DIR": str(tmp_path / "cache"), "ULPLAB_WORKERS": "2",
+           "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.count("top level ran") == 1
+    # measured: np.tanh in float32 rounded to float8_e5m2 is correctly rounded on all 256 inputs
+    assert "max 0 count" in run.stdout
+    assert list((tmp_path / "cache").glob("tanh-float8_e5m2-*.ulpc"))
+
+
+def test_method_name_reports_the_sweep_figures():
+    """A Report holds exactly sweep.analyze's statistics for the same method."""
+    fmt = get_format("bfloat16")
+    r = ulplab.analyze("E9 Remez BF16", "gelu", fmt)
+    ref = sweep_analyze([get_method("gelu", "E9 Remez BF16")], "gelu", fmt,
+                        progress=False)["methods"][0]
+    assert {k: v for k, v in ref.items() if k != "method"} == r.stats
+    assert (r.max_ulp, r.count, r.nan_mismatches) == (ref["max_ulp"], ref["count"],
+                                                      ref["nan_mismatches"])
+    assert r.worst[0].ulp == r.max_ulp == 11  # measured: E9's max on bfloat16 is 11 ULP
+    assert r.worst[0].x_bits == int(ref["worst"][0]["hex"], 16)
+    assert r.inputs == "exhaustive" and r.x_bits.size == 65536
+
+
+@pytest.mark.parametrize("fmt", EXHAUSTIVE_FORMATS)
+def test_callable_in_the_formats_dtype_reading_the_oracle_is_exact(fmt):
+    table = ulplab.oracle("tanh", fmt)
+    f = get_format(fmt)
+
+    def exact_tanh(x):
+        assert x.dtype == f.dtype
+        return table[x.view(f.uint)]
+
+    r = ulplab.analyze(exact_tanh, "tanh", fmt)
+    assert (r.max_ulp, r.exact_fraction, r.nan_mismatches, r.inf_mismatches) == (0, 1.0, 0, 0)
+
+
+def test_callable_one_ulp_up_everywhere():
+    table = ulplab.oracle("exp", "float16").view(np.uint16)
+    fmt = get_format("float16")
+
+    def exp_plus_one_ulp(x):
+        b = table[x.view(np.uint16)]
+        return np.where(np.isfinite(b.view(np.float16)) & (b != fmt.max_bits)
+                        & (b != fmt.sign_bit), next_up(b, fmt), b).astype(np.uint16).view(
+            np.float16)
+
+    r = ulplab.analyze(exp_plus_one_ulp, "exp", "float16")
+    assert r.max_ulp == 1 and r.within1_fraction == 1.0
+    assert r.exact_fraction < 0.01
+
+
+def test_nan_everywhere_is_all_disagreement():
+    r = ulplab.analyze(lambda x: np.full_like(x, np.nan), "tanh", "float8_e4m3fn")
+    assert r.disagreements().sum() == r.nan_mismatches + r.inf_mismatches
+    assert r.nan_mismatches == 254  # every input but the two NaN patterns
+
+
+def test_torch_and_jax_callables():
+    """Framework and dtype are found by probing; figures measured on this toolkit's pins."""
+    torch = pytest.importorskip("torch")
+    seen = []
+
+    def torch_bf16_tanh(t):
+        if not isinstance(t, torch.Tensor) or t.dtype != torch.bfloat16:
+            raise TypeError("bfloat16 tensors only")
+        seen.append(t.numel())
+        return torch.tanh(t)
+
+    r = ulplab.analyze(torch_bf16_tanh, "tanh", "bfloat16")
+    assert r.method == "torch_bf16_tanh" and seen[-1] == 65536
+    assert (r.max_ulp, r.nan_mismatches, r.inf_mismatches) == (0, 0, 0)
+    g = ulplab.analyze(torch.nn.functional.gelu, "gelu", "bfloat16")  # float32, rounded
+    assert (g.max_ulp, g.nan_mismatches) == (13215, 1)  # gelu(-inf) is NaN; tail flushed to -0
+    jnp = pytest.importorskip("jax.numpy")
+    rj = ulplab.analyze(jnp.tanh, "tanh", "float8_e5m2")
+    assert (rj.max_ulp, rj.nan_mismatches, rj.x_bits.size) == (0, 0, 256)
+
+
+def test_float32_default_sample_is_fixed_and_cached(monkeypatch):
+    monkeypatch.setattr(api, "FLOAT32_SAMPLES", 512)
+    a = ulplab.analyze(get_method("tanh", "det"), "tanh", "float32")
+    b = ulplab.analyze("det", "tanh", "float32")
+    assert a.inputs == "512 sampled" and a.x_bits.size == 512
+    assert np.array_equal(a.x_bits, b.x_bits) and a.stats == b.stats
+
+
+def test_inputs_array():
+    xs = np.array([-1.0, 0.5, 2.0], dtype=ml_dtypes.bfloat16)
+    r = ulplab.analyze(np.tanh, "tanh", "bfloat16", inputs=xs)
+    assert r.inputs == "3 given" and list(r.x_bits) == list(xs.view(np.uint16))
+    assert ulplab.analyze(np.tanh, "tanh", "bfloat16", inputs=[-1.0, 0.5, 2.0]).stats == r.stats
+
+
+@pytest.mark.parametrize("call", [
+    lambda: ulplab.analyze(np.tanh, "tanh", "bfloat16", inputs=[0.1]),
+    lambda: ulplab.analyze(np.tanh, "tanh", "bfloat16", inputs=[]),
+    lambda: ulplab.analyze(42, "tanh", "bfloat16"),
+    lambda: ulplab.analyze(lambda x: "no", "tanh", "bfloat16"),
+    lambda: ulplab.analyze("no such method", "tanh", "bfloat16"),
+    lambda: ulplab.analyze(np.tanh, "tanhh", "bfloat16"),
+    lambda: ulplab.analyze(np.tanh, "tanh", "bfloat17"),
+    lambda: ulplab.analyze(np.tanh, "tanh", "bfloat16", rounding="up-ish"),
+    lambda: ulplab.oracle("tanh", "float32"),
+])
+def test_bad_input_is_a_usage_error(call):
+    with pytest.raises(UsageError):
+        call()
+
+
+def test_oracle_correctly_rounded_ulp_distance_formats():
+    fmt = get_format("bfloat16")
+    table = ulplab.oracle("exp", "bfloat16")
+    assert table.dtype == ml_dtypes.bfloat16
+    assert np.array_equal(table.view(np.uint16), oracle_table("exp", fmt))
+    one = ulplab.correctly_rounded("exp", 1.0, "bfloat16")
+    assert one == table[all_patterns(fmt)[np.float32(1.0).view(np.uint32) >> 16]]
+    assert float(one) == 2.71875  # e = 2.71828... rounds to 2.71875 = 0x402e in bfloat16
+    e32 = ulplab.correctly_rounded("exp", [1.0], "float32")
+    assert e32.view(np.uint32)[0] == 0x402DF854  # e rounded to float32
+    assert ulplab.ulp_distance(-0.0, 0.0, "float16") == 0
+    assert ulplab.ulp_distance(1.0, 1.0078125, "bfloat16") == 1
+    assert list(ulplab.ulp_distance([1.0, np.nan, np.inf], [-1.0, np.nan, np.inf],
+                                    "bfloat16")) == [2 * 0x3F80, -1, -1]
+    assert list(ulplab.formats()) == ["bfloat16", "float16", "float8_e4m3fn", "float8_e5m2",
+                                      "float32"]
+    assert ulplab.formats.get_format("float16").bits == 16  # still the formats package
+
+
+def test_report_outputs():
+    r = ulplab.analyze("f32-naive", "gelu", "float8_e4m3fn")
+    js = __import__("json").loads(r.to_json())
+    assert js["max_ulp"] == r.max_ulp and js["method"] == "f32-naive"
+    assert f"<td class=\"num\" data-key=\"max_ulp\">{r.max_ulp}</td>" in r._repr_html_()
+    fig = r.plot()
+    assert len(fig.axes) == 2
+    assert sum(len(line.get_xdata()) for line in fig.axes[0].lines) == 256 - 2  # no NaN x
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="needs pandas"):
+            r.to_dataframe()
+    else:
+        df = r.to_dataframe()
+        assert len(df) == 256 and int(df["ulp"].max()) == r.max_ulp
