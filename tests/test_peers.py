@@ -12,7 +12,7 @@ from ulplab.cli.main import main
 from ulplab.peers import report_card
 
 FUNCS = ("gelu", "gelu_tanh", "tanh", "exp", "log", "sin", "cos", "sigmoid", "silu", "softplus",
-         "erf")
+         "erf", "rsqrt", "log1p", "expm1", "tan")
 
 
 def _rows(card):

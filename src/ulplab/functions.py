@@ -62,6 +62,10 @@ FUNCTIONS: dict[str, Function] = {
         Function("erfc", "1 - erf(x)"),
         Function("gelu_grad", "d/dx gelu(x) = Phi(x) + x * phi(x)", GELU_REGIONS),
         Function("tanh_grad", "d/dx tanh(x) = 1 - tanh(x)^2"),
+        Function("rsqrt", "1 / sqrt(x)"),
+        Function("log1p", "log(1 + x)"),
+        Function("expm1", "e^x - 1"),
+        Function("tan", "tan(x)"),
     )
 }
 

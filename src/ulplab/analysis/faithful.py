@@ -47,7 +47,8 @@ def _double_reference() -> dict[str, Callable[[Any], Any]]:
         "sin": torch.sin, "cos": torch.cos, "tanh": torch.tanh, "sigmoid": torch.sigmoid,
         "softplus": softplus, "silu": lambda x: x * torch.sigmoid(x),
         "erf": torch.special.erf, "gelu": lambda x: 0.5 * x * torch.special.erfc(-x / 2**0.5),
-        "gelu_tanh": gelu_tanh,
+        "gelu_tanh": gelu_tanh, "rsqrt": torch.rsqrt, "log1p": torch.log1p,
+        "expm1": torch.expm1, "tan": torch.tan,
     }
 
 
@@ -56,7 +57,7 @@ def _double_reference() -> dict[str, Callable[[Any], Any]]:
 # elsewhere) and for |x| > 32, f(x) is within half an ulp of the anchor it tends to (1, x, x/2,
 # 1/2, ±1), so v is that anchor, and the side of the rest is known from the series or the
 # asymptote, as a function of sign(x); None means "ask the oracle".
-_SMALL = {"sin": 2.0**-13, "cos": 2.0**-13, "tanh": 2.0**-13}
+_SMALL = {"sin": 2.0**-13, "cos": 2.0**-13, "tanh": 2.0**-13, "tan": 2.0**-13}
 _SIDE: dict[str, tuple[Any, Any]] = {
     "exp": (lambda s: s, None), "exp2": (lambda s: s, None),
     "sin": (lambda s: -s, None), "cos": (lambda s: -1, None),
@@ -66,7 +67,10 @@ _SIDE: dict[str, tuple[Any, Any]] = {
     "gelu": (lambda s: 1, lambda s: np.where(s > 0, -1, 0)),
     "gelu_tanh": (lambda s: 1, lambda s: np.where(s > 0, -1, 0)),
     "softplus": (None, lambda s: np.where(s > 0, 1, 0)),
-    "log": (None, None), "log2": (None, None),
+    "log": (None, None), "log2": (None, None), "rsqrt": (None, None),
+    "log1p": (lambda s: -1, None),  # x - x^2/2: below x on both sides of 0
+    "expm1": (lambda s: 1, lambda s: np.where(s > 0, 0, 1)),  # x + x^2/2; -1 + e^x
+    "tan": (lambda s: s, None),  # x + x^3/3
 }
 
 

@@ -70,6 +70,10 @@ _NAIVE = {
     "erfc": (erfc_f32, "libm erfc rounded to float32", ("erfc",)),
     "gelu_grad": (_gelu_grad, "Phi(x) + x exp(-x^2/2)/sqrt(2 pi)", ("erf", "exp")),
     "tanh_grad": (lambda x: _ONE - np.tanh(x) ** 2, "1 - tanh(x)^2", ("tanh",)),
+    "rsqrt": (lambda x: _ONE / np.sqrt(x), "1 / np.sqrt(x)", ()),
+    "log1p": (np.log1p, "np.log1p", ("log1p",)),
+    "expm1": (np.expm1, "np.expm1", ("expm1",)),
+    "tan": (np.tan, "np.tan", ("tan",)),
 }
 
 

@@ -56,10 +56,16 @@ MPMATH_FUNCTIONS: dict[str, Callable[[mpf], mpf]] = {
     "erfc": mp.erfc,
     "gelu_grad": lambda x: mp.erfc(-x / mp.sqrt(2)) / 2 + x * mp.npdf(x),
     "tanh_grad": lambda x: mp.sech(x) ** 2,
+    "rsqrt": lambda x: 1 / mp.sqrt(x),
+    "log1p": mp.log1p,
+    "expm1": mp.expm1,
+    "tan": mp.tan,
 }
 
 # sign of f(x) for x != 0 where the value may underflow to an unsigned mpmath zero
-_NEGATIVE_FOR_NEGATIVE_X = {"gelu", "gelu_tanh", "silu", "gelu_grad", "tanh", "erf", "sin"}
+_NEGATIVE_FOR_NEGATIVE_X = {"gelu", "gelu_tanh", "silu", "gelu_grad", "tanh", "erf", "sin",
+                            "log1p", "expm1", "tan"}
+_ODD_AT_ZERO = {"gelu", "gelu_tanh", "silu", "tanh", "erf", "sin", "log1p", "expm1", "tan"}
 
 _INF = math.inf
 _SPECIAL_INF = {  # (f(+inf), f(-inf))
@@ -68,6 +74,8 @@ _SPECIAL_INF = {  # (f(+inf), f(-inf))
     "exp2": (_INF, 0.0), "log": (_INF, math.nan), "log2": (_INF, math.nan),
     "sin": (math.nan, math.nan), "cos": (math.nan, math.nan), "sigmoid": (1.0, 0.0),
     "softplus": (_INF, 0.0), "gelu_grad": (1.0, -0.0), "tanh_grad": (0.0, 0.0),
+    "rsqrt": (0.0, math.nan), "log1p": (_INF, math.nan), "expm1": (_INF, -1.0),
+    "tan": (math.nan, math.nan),
 }
 
 
@@ -91,10 +99,14 @@ def _special(name: str, x: float) -> float | None:
         return math.nan
     if math.isinf(x):
         return _SPECIAL_INF[name][0 if x > 0 else 1]
-    if x == 0 and name in ("gelu", "gelu_tanh", "silu", "tanh", "erf", "sin"):
+    if x == 0 and name in _ODD_AT_ZERO:
         return x
     if x <= 0 and name in ("log", "log2"):
         return -_INF if x == 0 else math.nan
+    if x <= -1 and name == "log1p":
+        return -_INF if x == -1 else math.nan
+    if x <= 0 and name == "rsqrt":
+        return math.copysign(_INF, x) if x == 0 else math.nan
     return None
 
 
@@ -154,6 +166,10 @@ def check_value(name: str, x: float, fmt: Format) -> int:
     if name == "log2" and x > 0 and math.frexp(x)[0] == 0.5:  # log2(2^k) = k: a tie in fp8
         with mp.workprec(64):
             return _round_nearest(mpf(math.frexp(x)[1] - 1), False, fmt, 64, exact=True)
+    if name == "rsqrt" and math.frexp(x)[0] == 0.5 and (math.frexp(x)[1] - 1) % 2 == 0:
+        with mp.workprec(64):  # 1/sqrt(4^k) = 2^-k exactly
+            return _round_nearest(mp.ldexp(mpf(1), -(math.frexp(x)[1] - 1) // 2), False, fmt, 64,
+                                  exact=True)
     e = math.frexp(x)[1]
     prec = 64 + 2 * abs(e)  # tiny x: f(x) near x; huge x: x^2 needs 2e bits before exp()
     while prec <= MAX_PRECISION:

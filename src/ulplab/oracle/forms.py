@@ -14,7 +14,7 @@ Forms are chosen to avoid cancellation: erfc for the negative GELU tail, x/(1 + 
 x/2 * (1 + tanh(u)), expm1 and -2 sin^2(x/2) near zero, log1p near one.
 
 ``special`` gives the results for NaN, infinities, domain errors and the exact cases (f(0), exp(0),
-log(1), log2(2^k), exp2(k) ...) that no precision would decide from a ball.
+log(1), log2(2^k), exp2(k), rsqrt(4^k) ...) that no precision would decide from a ball.
 """
 
 from __future__ import annotations
@@ -140,6 +140,24 @@ def _tanh_grad(x: float, X: arb) -> Form:
     return 0.0, X.sech() ** 2, 1
 
 
+def _rsqrt(x: float, X: arb) -> Form:
+    return 0.0, X.rsqrt(), 1
+
+
+def _log1p(x: float, X: arb) -> Form:
+    return 0.0, X.log1p(), _sgn(x)
+
+
+def _expm1(x: float, X: arb) -> Form:
+    if x < -0.5:  # -1 + e^x: e^-100 is a ball far below any precision's radius around -1
+        return -1.0, X.exp(), 1
+    return 0.0, X.expm1(), _sgn(x)
+
+
+def _tan(x: float, X: arb) -> Form:
+    return 0.0, X.tan(), _sgn(x) if abs(x) < 1 else 0  # tan has the sign of x on (-pi/2, pi/2)
+
+
 FORMS: dict[str, Callable[[float, arb], Form]] = {
     "gelu": _gelu,
     "gelu_tanh": _gelu_tanh,
@@ -157,6 +175,10 @@ FORMS: dict[str, Callable[[float, arb], Form]] = {
     "erfc": _erfc,
     "gelu_grad": _gelu_grad,
     "tanh_grad": _tanh_grad,
+    "rsqrt": _rsqrt,
+    "log1p": _log1p,
+    "expm1": _expm1,
+    "tan": _tan,
 }
 
 _NAN = math.nan
@@ -180,9 +202,14 @@ _AT_INF: dict[str, tuple[float, float]] = {
     "softplus": (_INF, 0.0),
     "gelu_grad": (1.0, -0.0),
     "tanh_grad": (0.0, 0.0),
+    "rsqrt": (0.0, _NAN),
+    "log1p": (_INF, _NAN),
+    "expm1": (_INF, -1.0),
+    "tan": (_NAN, _NAN),
 }
 
-_ODD_AT_ZERO = {"gelu", "gelu_tanh", "silu", "tanh", "erf", "sin"}  # f(±0) = ±0
+# f(±0) = ±0
+_ODD_AT_ZERO = {"gelu", "gelu_tanh", "silu", "tanh", "erf", "sin", "log1p", "expm1", "tan"}
 _AT_ZERO = {"exp": 1.0, "exp2": 1.0, "cos": 1.0, "erfc": 1.0, "sigmoid": 0.5,
             "gelu_grad": 0.5, "tanh_grad": 1.0}
 
@@ -211,6 +238,19 @@ def special(name: str, x: float) -> float | Fraction | None:
         mant, e = math.frexp(x)
         if name == "log2" and mant == 0.5:
             return Fraction(e - 1)
+    if name == "rsqrt":
+        if x == 0:
+            return math.copysign(_INF, x)
+        if x < 0:
+            return _NAN
+        mant, e = math.frexp(x)  # x = 2^(e-1) exactly when mant == 0.5
+        if mant == 0.5 and (e - 1) % 2 == 0:  # x = 4^k: 1/sqrt(x) = 2^-k, the only dyadic case
+            return Fraction(2) ** (-(e - 1) // 2)
+    if name == "log1p":
+        if x == -1:
+            return -_INF
+        if x < -1:
+            return _NAN
     if name == "exp2" and x == int(x) and abs(x) < 4096:  # beyond, 2^x is out of every range
         return Fraction(2) ** int(x)
     return None

@@ -55,6 +55,7 @@ def _torch_fn(func: str) -> Callable[[Any], Any]:
         "tanh": torch.tanh, "exp": torch.exp, "exp2": torch.exp2, "log": torch.log,
         "log2": torch.log2, "sin": torch.sin, "cos": torch.cos, "sigmoid": torch.sigmoid,
         "softplus": F.softplus, "silu": F.silu, "erf": torch.erf, "erfc": torch.erfc,
+        "rsqrt": torch.rsqrt, "log1p": torch.log1p, "expm1": torch.expm1, "tan": torch.tan,
     }
     if func not in table:
         raise Unavailable(f"torch has no {func}")
@@ -111,6 +112,7 @@ def _jax_fn(func: str) -> Callable[[Any], Any]:
         "tanh": jnp.tanh, "exp": jnp.exp, "exp2": jnp.exp2, "log": jnp.log, "log2": jnp.log2,
         "sin": jnp.sin, "cos": jnp.cos, "sigmoid": jax.nn.sigmoid, "softplus": jax.nn.softplus,
         "silu": jax.nn.silu, "erf": special.erf, "erfc": special.erfc,
+        "rsqrt": jax.lax.rsqrt, "log1p": jnp.log1p, "expm1": jnp.expm1, "tan": jnp.tan,
     }
     if func not in table:
         raise Unavailable(f"JAX has no {func}")
@@ -140,7 +142,7 @@ def _jax(native: bool, jit: bool) -> Callable[[str, Format, bool], tuple[ArrayFn
 
 # ---------------------------------------------------------------- NumPy and the C library
 _NUMPY = {"tanh": np.tanh, "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2,
-          "sin": np.sin, "cos": np.cos}
+          "sin": np.sin, "cos": np.cos, "log1p": np.log1p, "expm1": np.expm1, "tan": np.tan}
 
 
 def _numpy(func: str, fmt: Format, backward: bool) -> tuple[ArrayFn, str]:
@@ -158,7 +160,8 @@ def _numpy(func: str, fmt: Format, backward: bool) -> tuple[ArrayFn, str]:
 
 
 _LIBM = {"exp": "expf", "exp2": "exp2f", "log": "logf", "log2": "log2f", "sin": "sinf",
-         "cos": "cosf", "tanh": "tanhf", "erf": "erff", "erfc": "erfcf"}
+         "cos": "cosf", "tanh": "tanhf", "erf": "erff", "erfc": "erfcf", "log1p": "log1pf",
+         "expm1": "expm1f", "tan": "tanf"}
 
 
 def _libm(func: str, fmt: Format, backward: bool) -> tuple[ArrayFn, str]:
