@@ -59,6 +59,6 @@ FUNCTION = Function(
     at_inf=(0.0, math.nan), exact=exact,
     mpmath_form=mpmath_form, negative_for_negative_x=False,
     double=DoubleReference(double, side_small=None, side_large=None),
-    naive=Naive(naive, "1 / np.sqrt(x)", ()),
+    naive=Naive(naive, "1 / np.sqrt(x)", ("sqrt",)),  # a baseline names its library calls
     peers=Peers(peer("torch.rsqrt"), peer("jax.lax.rsqrt"), None, None),
 )
