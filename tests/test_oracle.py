@@ -79,6 +79,13 @@ def test_exact_cases_and_ties():
     assert correctly_rounded("exp2", -134.0, fmt) == (0x0000, 0x0000, 0x0001, 0x0000)  # a tie
     assert correctly_rounded("sin", -0.0, fmt) == (0x8000,) * 4
     assert correctly_rounded("sigmoid", 0.0, fmt) == (0x3F00,) * 4
+    assert correctly_rounded("rsqrt", 4.0, fmt) == (0x3F00,) * 4  # 1/2 exactly
+    assert correctly_rounded("rsqrt", 2.0**-132, fmt) == (0x6080,) * 4  # 2^66 exactly
+    assert correctly_rounded("expm1", -0.0, fmt) == (0x8000,) * 4
+    assert correctly_rounded("log1p", 0.0, fmt) == (0x0000,) * 4
+    assert correctly_rounded("tan", -0.0, fmt) == (0x8000,) * 4
+    # expm1(-100) = -1 + 2^-144.3: -1 in nearest and down, the next value up toward zero
+    assert correctly_rounded("expm1", -100.0, fmt) == (0xBF80, 0xBF7F, 0xBF7F, 0xBF80)
 
 
 @pytest.mark.parametrize(("func", "x", "want"), [
@@ -87,6 +94,10 @@ def test_exact_cases_and_ties():
     ("sin", math.inf, 0x7FC0), ("cos", -0.0, 0x3F80), ("erfc", -math.inf, 0x4000),
     ("softplus", math.inf, 0x7F80), ("gelu_grad", -math.inf, 0x8000),
     ("tanh_grad", math.inf, 0x0000), ("silu", math.nan, 0x7FC0),
+    ("rsqrt", 0.0, 0x7F80), ("rsqrt", -0.0, 0xFF80), ("rsqrt", math.inf, 0x0000),
+    ("rsqrt", -1.0, 0x7FC0), ("log1p", -1.0, 0xFF80), ("log1p", -2.0, 0x7FC0),
+    ("log1p", -math.inf, 0x7FC0), ("expm1", -math.inf, 0xBF80), ("expm1", math.inf, 0x7F80),
+    ("tan", math.inf, 0x7FC0), ("tan", -math.inf, 0x7FC0),
 ])
 def test_special_values(func, x, want):
     assert correctly_rounded(func, x, BF16)[0] == want
