@@ -92,7 +92,7 @@ def _form(n: int) -> Form:
     return Form(np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n, np.int64))
 
 
-def _put(f: Form, m: np.ndarray, anchor: np.ndarray | float, delta: np.ndarray,
+def _put(f: Form, m: Rows, anchor: np.ndarray | float, delta: np.ndarray,
          units: np.ndarray | float, sign: np.ndarray | int, extra: np.ndarray | float = 0.0
          ) -> None:
     """Fill rows ``m``: err = units * u * |delta| + extra."""
@@ -104,6 +104,21 @@ def _put(f: Form, m: np.ndarray, anchor: np.ndarray | float, delta: np.ndarray,
 
 def _sgn(x: np.ndarray) -> np.ndarray:
     return np.where(x > 0, 1, -1)
+
+
+Rows = np.ndarray | slice
+
+
+def _rows(mask: np.ndarray) -> Rows:
+    """A row mask as an index: a slice when it takes every row or none (a chunk of a sweep is
+    usually inside one region), which costs no copy."""
+    if mask.all():
+        return slice(None)
+    return mask if mask.any() else slice(0, 0)
+
+
+def _split(cond: np.ndarray) -> tuple[Rows, Rows]:
+    return _rows(cond), _rows(~cond)
 
 
 # ---------------------------------------------------------------- the error-function family
@@ -163,7 +178,8 @@ def _erfc_pos(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
 def _gelu_like(x: np.ndarray, grad: bool) -> Form:
     f = _form(x.size)
     ax = np.abs(x)
-    near = ax * ax <= _SERIES_MAX_S
+    near_cond = ax * ax <= _SERIES_MAX_S
+    near = _rows(near_cond)
     xs = x[near]
     phi, s = _phi_parts(xs)
     t = _series(s)
@@ -172,7 +188,7 @@ def _gelu_like(x: np.ndarray, grad: bool) -> Form:
     else:  # x Phi(x) = x/2 + x^2 phi(x) T(x^2), positive rest
         _put(f, near, xs * 0.5, xs * xs * phi * t, _SERIES_UNITS + 4, 1, _ABS)
     for positive in (True, False):
-        m = ~near & ((x > 0) if positive else (x < 0))
+        m = _rows(~near_cond & ((x > 0) if positive else (x < 0)))
         a = ax[m]
         phi_a, _ = _phi_parts(a)
         r = _fraction(a, 1.0)  # Q(a) = phi(a) r
@@ -221,27 +237,27 @@ def _erfc(x: np.ndarray) -> Form:
 # ---------------------------------------------------------------- libm-based functions
 def _exp(x: np.ndarray) -> Form:
     f = _form(x.size)
-    m = np.abs(x) < 0.5
+    m, other = _split(np.abs(x) < 0.5)
     _put(f, m, 1.0, np.expm1(x[m]), LIBM_ULPS, _sgn(x[m]))
     # beyond x = 700 both e^x and e^700 are far above float32's range: they round alike
-    _put(f, ~m, 0.0, np.exp(np.minimum(x[~m], 700.0)), LIBM_ULPS, 1, _ABS)
+    _put(f, other, 0.0, np.exp(np.minimum(x[other], 700.0)), LIBM_ULPS, 1, _ABS)
     return f
 
 
 def _exp2(x: np.ndarray) -> Form:
     f = _form(x.size)
-    m = np.abs(x) < 0.5
+    m, other = _split(np.abs(x) < 0.5)
     _put(f, m, 1.0, np.expm1(x[m] * _LN2), LIBM_ULPS + 4, _sgn(x[m]))
-    _put(f, ~m, 0.0, np.exp2(np.minimum(x[~m], 1000.0)), LIBM_ULPS, 1, _ABS)  # as in _exp
+    _put(f, other, 0.0, np.exp2(np.minimum(x[other], 1000.0)), LIBM_ULPS, 1, _ABS)  # as _exp
     return f
 
 
 def _log_form(x: np.ndarray, scale: float, far: Callable[[np.ndarray], np.ndarray]) -> Form:
     f = _form(x.size)
-    m = (x > 0.5) & (x < 1.5)  # x - 1 exact
+    m, other = _split((x > 0.5) & (x < 1.5))  # x - 1 exact
     s = np.sign(x - 1.0).astype(np.int64)  # 0 at x = 1: log(1) = +0 is left to the grid test
     _put(f, m, 0.0, np.log1p(x[m] - 1.0) * scale, LIBM_ULPS + 2, s[m])
-    _put(f, ~m, 0.0, far(x[~m]), LIBM_ULPS + 2, s[~m])
+    _put(f, other, 0.0, far(x[other]), LIBM_ULPS + 2, s[other])
     return f
 
 
@@ -253,7 +269,7 @@ def _log2(x: np.ndarray) -> Form:
     return _log_form(x, _INV_LN2, np.log2)
 
 
-def _odd_small(f: Form, x: np.ndarray, m: np.ndarray, c: float, trunc: float) -> None:
+def _odd_small(f: Form, x: np.ndarray, m: Rows, c: float, trunc: float) -> None:
     """|x| < 2^-12: f(x) = x - c x^3 (1 + O(x^2)); the relative truncation is below trunc x^2."""
     xm = x[m]
     d = -c * xm * xm * xm
@@ -263,30 +279,28 @@ def _odd_small(f: Form, x: np.ndarray, m: np.ndarray, c: float, trunc: float) ->
 def _sin(x: np.ndarray) -> Form:
     f = _form(x.size)
     ax = np.abs(x)
-    tiny = ax < 2.0**-12
+    tiny, m = _split(ax < 2.0**-12)
     _odd_small(f, x, tiny, 1 / 6, 1 / 20)
-    m = ~tiny
     _put(f, m, 0.0, np.sin(x[m]), LIBM_ULPS, np.where(ax[m] < 1, _sgn(x[m]), 0))
     return f
 
 
 def _cos(x: np.ndarray) -> Form:
     f = _form(x.size)
-    m = np.abs(x) < 0.5
+    m, other = _split(np.abs(x) < 0.5)
     h = np.sin(x[m] * 0.5)  # x/2 exact
     _put(f, m, 1.0, -2.0 * h * h, 2 * LIBM_ULPS + 4, -1)
-    _put(f, ~m, 0.0, np.cos(x[~m]), LIBM_ULPS, 0)
+    _put(f, other, 0.0, np.cos(x[other]), LIBM_ULPS, 0)
     return f
 
 
 def _tanh(x: np.ndarray) -> Form:
     f = _form(x.size)
     ax = np.abs(x)
-    tiny = ax < 2.0**-12
-    _odd_small(f, x, tiny, 1 / 3, 2 / 5)
-    mid = ~tiny & (ax <= 0.5)
+    _odd_small(f, x, _rows(ax < 2.0**-12), 1 / 3, 2 / 5)
+    mid = _rows((ax >= 2.0**-12) & (ax <= 0.5))
     _put(f, mid, 0.0, np.tanh(x[mid]), LIBM_ULPS, _sgn(x[mid]))
-    far = ax > 0.5
+    far = _rows(ax > 0.5)
     s = _sgn(x[far])
     _put(f, far, s.astype(np.float64), -s * 2.0 / (np.exp(2.0 * ax[far]) + 1.0),
          LIBM_ULPS + 4, -s)
@@ -297,7 +311,8 @@ def _logistic(x: np.ndarray, times_x: bool) -> Form:
     """sigmoid (times_x False) or silu = x sigmoid(x)."""
     f = _form(x.size)
     ax = np.abs(x)
-    near = ax <= (1.0 if times_x else 0.0625)
+    near_cond = ax <= (1.0 if times_x else 0.0625)
+    near = _rows(near_cond)
     xn = x[near]
     th = np.tanh(xn * 0.5) * 0.5  # sigmoid(x) - 1/2
     if times_x:
@@ -305,7 +320,7 @@ def _logistic(x: np.ndarray, times_x: bool) -> Form:
     else:
         _put(f, near, 0.5, th, LIBM_ULPS + 4, _sgn(xn), _ABS)
     for positive in (True, False):
-        m = ~near & ((x > 0) if positive else (x < 0))
+        m = _rows(~near_cond & ((x > 0) if positive else (x < 0)))
         xm = x[m]
         scale = xm if times_x else 1.0
         if positive:  # 1 - 1/(1 + e^x), x - x/(1 + e^x)
@@ -327,21 +342,21 @@ def _silu(x: np.ndarray) -> Form:
 
 def _softplus(x: np.ndarray) -> Form:
     f = _form(x.size)
-    pos = x > 0
+    pos, neg = _split(x > 0)
     d = np.log1p(np.exp(-np.abs(x)))
     _put(f, pos, x[pos], d[pos], 2 * LIBM_ULPS + 4, 1, _ABS)
-    _put(f, ~pos, 0.0, d[~pos], 2 * LIBM_ULPS + 4, 1, _ABS)
+    _put(f, neg, 0.0, d[neg], 2 * LIBM_ULPS + 4, 1, _ABS)
     return f
 
 
 def _tanh_grad(x: np.ndarray) -> Form:
     f = _form(x.size)
     ax = np.abs(x)
-    m = ax < 0.5
+    m, other = _split(ax < 0.5)
     t = np.tanh(x[m])
     _put(f, m, 1.0, -t * t, 2 * LIBM_ULPS + 4, -1, _ABS)
-    e = np.exp(-2.0 * ax[~m])  # sech^2 = 4 e^-2|x| / (1 + e^-2|x|)^2
-    _put(f, ~m, 0.0, 4.0 * e / ((1.0 + e) * (1.0 + e)), 2 * LIBM_ULPS + 8, 1, _ABS)
+    e = np.exp(-2.0 * ax[other])  # sech^2 = 4 e^-2|x| / (1 + e^-2|x|)^2
+    _put(f, other, 0.0, 4.0 * e / ((1.0 + e) * (1.0 + e)), 2 * LIBM_ULPS + 8, 1, _ABS)
     return f
 
 
@@ -350,13 +365,13 @@ def _gelu_tanh(x: np.ndarray) -> Form:
     ax = np.abs(x)
     u = _SQRT_2_OVER_PI * (x + _GELU_TANH_C * x * x * x)  # rel. error <= 6 u
     grow = 1.0 + 2.0 * np.abs(u)  # e^(2u) amplifies u's error by 2|u|
-    near = ax <= 1.0
+    near = _rows(ax <= 1.0)
     xn = x[near]
     _put(f, near, xn * 0.5, xn * np.tanh(u[near]) * 0.5, (LIBM_ULPS + 8) * grow[near], 1, _ABS)
-    pos = ~near & (x > 0)
+    pos = _rows((ax > 1.0) & (x > 0))
     _put(f, pos, x[pos], -x[pos] / (1.0 + np.exp(2.0 * u[pos])), (LIBM_ULPS + 8) * grow[pos],
          -1, _ABS * ax[pos])
-    neg = ~near & (x < 0)
+    neg = _rows((ax > 1.0) & (x < 0))
     _put(f, neg, 0.0, x[neg] / (1.0 + np.exp(-2.0 * u[neg])), (LIBM_ULPS + 8) * grow[neg],
          -1, _ABS * ax[neg])
     return f
@@ -385,11 +400,14 @@ FAST_FORMS: dict[str, Callable[[np.ndarray], Form]] = {
 def _tiny_stand_in(f: Form, err: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Tiny rule: where sign(delta) is certain and |delta| + err is below a quarter of the float32
     spacing next to the float32 anchor (at least |anchor| 2^-26, or 2^-151 at 0), f(x) rounds in
-    every mode like z = anchor + sign * max(|anchor| 2^-27, 2^-152), exact in float64."""
-    sign = np.where(f.sign != 0, f.sign, np.where(np.abs(f.delta) > err, np.sign(f.delta), 0))
+    every mode like z = anchor + sign * max(|anchor| 2^-27, 2^-152), exact in float64.
+    Returns (the rows where the rule holds, z on those rows)."""
+    known = f.sign != 0
+    sign = f.sign if known.all() else np.where(
+        known, f.sign, np.where(np.abs(f.delta) > err, np.sign(f.delta), 0).astype(np.int64))
     step = np.maximum(np.abs(f.anchor) * 2.0**-27, 2.0**-152)
-    tiny = (sign != 0) & (np.abs(f.delta) + err < 2 * step)
-    return tiny, f.anchor + sign * step
+    tiny = np.flatnonzero((np.abs(f.delta) + err < 2 * step) & (sign != 0))
+    return tiny, f.anchor[tiny] + sign[tiny] * step[tiny]
 
 
 @dataclass
@@ -425,11 +443,13 @@ def decide64(func: str, x: np.ndarray, rounding: str = "nearest-even") -> Decide
             rhi = hi.astype(np.float32).view(np.uint32)
         else:
             rz, rlo, rhi = (_round(v, F32, rounding) for v in (z, lo, hi))
-    ok = tiny | ((rlo == rhi) & ~np.isnan(y))
-    return Decided(np.where(tiny, rz, rlo), ok, y, margin)
+    ok = (rlo == rhi) & ~np.isnan(y)
+    ok[tiny] = True
+    rlo[tiny] = rz
+    return Decided(rlo, ok, y, margin)
 
 
-def _special_bits(func: str, x: np.ndarray, mode: int) -> tuple[np.ndarray, np.ndarray]:
+def _special_bits(func: str, x: np.ndarray, mode: int) -> np.ndarray:
     """Inputs the forms do not take (NaN, ±inf, ±0, log of x < 0): one Arb call per class."""
     log_like = func in ("log", "log2")
     cls = np.full(x.shape, -1, np.int64)
@@ -445,7 +465,7 @@ def _special_bits(func: str, x: np.ndarray, mode: int) -> tuple[np.ndarray, np.n
     for k in np.unique(cls[cls >= 0]).tolist():
         r = correctly_rounded_array(func, np.array([reps[k]]), F32)[mode, 0]
         out[cls == k] = r
-    return cls >= 0, out
+    return out
 
 
 def correctly_rounded32(func: str, x: np.ndarray, rounding: str = "nearest-even",
@@ -463,13 +483,18 @@ def correctly_rounded32(func: str, x: np.ndarray, rounding: str = "nearest-even"
         x64 = np.asarray(x, dtype=np.float32).astype(np.float64)
     if policy.daz:
         x64 = np.where((x64 != 0) & (np.abs(x64) < F32.min_normal), np.copysign(0.0, x64), x64)
-    special, out = _special_bits(func, x64, mode)
-    idx = np.flatnonzero(~special)
-    d = decide64(func, x64[idx], ROUNDING_MODES[mode])
-    out[idx[d.ok]] = d.bits[d.ok]
-    hard = idx[~d.ok]
+    regular = np.isfinite(x64) & ((x64 > 0) if func in ("log", "log2") else (x64 != 0))
+    rows = _rows(regular)
+    xs = x64[rows]
+    d = decide64(func, xs, ROUNDING_MODES[mode])
+    hard = np.flatnonzero(~d.ok)
     if hard.size:
-        out[hard] = correctly_rounded_array(func, x64[hard], F32)[mode]
+        d.bits[hard] = correctly_rounded_array(func, xs[hard], F32)[mode]
+    if isinstance(rows, slice) and rows == slice(None):
+        out = d.bits
+    else:
+        out = _special_bits(func, x64, mode)
+        out[rows] = d.bits
     if policy.ftz:
         out = flush_subnormals(out, F32)
     return out.astype(np.uint32), int(hard.size)

@@ -92,6 +92,7 @@ class Job:
 
 # ---------------------------------------------------------------- mergeable statistics
 _RECORD = ("ulp", "x", "got", "expected")  # columns of worst / mismatch / dump records
+_DENSE = 1 << 16  # ULP values below this are counted with one bincount
 
 
 def _records(ulp: np.ndarray, x: np.ndarray, got: np.ndarray, exp: np.ndarray,
@@ -179,13 +180,22 @@ def _method_partial(x: np.ndarray, got: np.ndarray, exp: np.ndarray, ulp: np.nda
     inf_mm = ~nan_g & ~nan_e & ((kg == Kind.INF) | (ke == Kind.INF)) & (got != exp)
     finite = ulp >= 0
     u = ulp[finite]
-    vals, counts = np.unique(u, return_counts=True)
+    small = np.bincount(np.minimum(u, _DENSE), minlength=_DENSE + 1)[:_DENSE]
+    vals, counts = np.flatnonzero(small), small[small > 0]
+    if u.size and u.max() >= _DENSE:  # rare large errors: counted value by value
+        big_vals, big_counts = np.unique(u[u >= _DENSE], return_counts=True)
+        vals, counts = np.concatenate([vals, big_vals]), np.concatenate([counts, big_counts])
     k = job.worst
     worst: list[list[int]] = []
-    bad = np.flatnonzero(finite & (ulp > 0))
-    if bad.size:
-        kth = np.partition(ulp[bad], max(bad.size - k, 0))[max(bad.size - k, 0)]
-        cand = bad[ulp[bad] >= kth]
+    if k and vals.size and vals[-1] > 0:
+        # the k-th largest ULP from the histogram; within a chunk x ascends, so the first rows
+        # at that ULP are the ones that sort first
+        above = np.cumsum(counts[::-1])
+        kth = int(vals[::-1][min(np.searchsorted(above, k), vals.size - 1)])
+        kth = max(kth, 1)
+        over = np.flatnonzero(ulp > kth)
+        tie = np.flatnonzero(ulp == kth)[: max(k - over.size, 0)]
+        cand = np.concatenate([over, tie])
         order = np.lexsort((x[cand], -ulp[cand]))[:k]
         worst = _records(ulp, x, got, exp, cand[order])
     mism = _records(ulp, x, got, exp, np.flatnonzero(nan_mm | inf_mm)[:k])
