@@ -78,28 +78,41 @@ _SERIES_MAX_S = 9.0  # series where s = x^2 (Phi) or 2 x^2 (erf) is at most 9
 _FRACTION_LEVELS = 60  # Mills ratio at a >= 3 (erf: z >= 3/sqrt 2): truncation below 2^-58
 
 
+Value = np.ndarray | float | int
+
+
 @dataclass
 class Form:
-    """anchor + delta, |delta64 - delta| <= err (before SAFETY), sign of delta when certain."""
+    """anchor + delta, |delta64 - delta| <= err (before SAFETY), sign of delta when certain.
+    A field may be a scalar when it holds for every row."""
 
-    anchor: np.ndarray
-    delta: np.ndarray
-    err: np.ndarray
-    sign: np.ndarray
+    n: int
+    anchor: Value = 0.0
+    delta: Value = 0.0
+    err: Value = 0.0
+    sign: Value = 0
 
 
 def _form(n: int) -> Form:
-    return Form(np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n, np.int64))
+    return Form(n)
 
 
-def _put(f: Form, m: Rows, anchor: np.ndarray | float, delta: np.ndarray,
-         units: np.ndarray | float, sign: np.ndarray | int, extra: np.ndarray | float = 0.0
-         ) -> None:
-    """Fill rows ``m``: err = units * u * |delta| + extra."""
-    f.anchor[m] = anchor
-    f.delta[m] = delta
-    f.err[m] = units * U * np.abs(delta) + extra
-    f.sign[m] = sign
+def _put(f: Form, m: Rows, anchor: Value, delta: np.ndarray, units: Value, sign: Value,
+         extra: Value = 0.0) -> None:
+    """Fill rows ``m``: err = units * u * |delta| + extra (whole-array rows: no copies)."""
+    if isinstance(m, slice) and m != slice(None):
+        return  # no rows
+    err = units * U * np.abs(delta) + extra
+    if isinstance(m, slice):
+        f.anchor, f.delta, f.err, f.sign = anchor, delta, err, sign
+        return
+    for name, value, dtype in (("anchor", anchor, np.float64), ("delta", delta, np.float64),
+                               ("err", err, np.float64), ("sign", sign, np.int64)):
+        column = getattr(f, name)
+        if np.ndim(column) == 0:
+            column = np.full(f.n, column, dtype)
+            setattr(f, name, column)
+        column[m] = value
 
 
 def _sgn(x: np.ndarray) -> np.ndarray:
@@ -397,17 +410,27 @@ FAST_FORMS: dict[str, Callable[[np.ndarray], Form]] = {
 }
 """Each function's float64 form (the per-function table of this module)."""
 
-def _tiny_stand_in(f: Form, err: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Tiny rule: where sign(delta) is certain and |delta| + err is below a quarter of the float32
-    spacing next to the float32 anchor (at least |anchor| 2^-26, or 2^-151 at 0), f(x) rounds in
-    every mode like z = anchor + sign * max(|anchor| 2^-27, 2^-152), exact in float64.
+def _tiny_rule(f: Form, err: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Tiny rule on ``rows``: where sign(delta) is certain and |delta| + err is below a quarter of
+    the float32 spacing next to the anchor (at least |anchor| 2^-26, or 2^-151 at 0), f(x) rounds
+    in every mode like z = anchor + sign * max(|anchor| 2^-27, 2^-152), exact in float64.
     Returns (the rows where the rule holds, z on those rows)."""
-    known = f.sign != 0
-    sign = f.sign if known.all() else np.where(
-        known, f.sign, np.where(np.abs(f.delta) > err, np.sign(f.delta), 0).astype(np.int64))
-    step = np.maximum(np.abs(f.anchor) * 2.0**-27, 2.0**-152)
-    tiny = np.flatnonzero((np.abs(f.delta) + err < 2 * step) & (sign != 0))
-    return tiny, f.anchor[tiny] + sign[tiny] * step[tiny]
+
+    def at(v: Value) -> np.ndarray:
+        return np.broadcast_to(v, (f.n,))[rows]
+
+    anchor, delta, e = at(f.anchor), at(f.delta), at(err)
+    sign = at(f.sign)
+    sign = np.where(sign != 0, sign, np.where(np.abs(delta) > e, np.sign(delta), 0))
+    step = np.maximum(np.abs(anchor) * 2.0**-27, 2.0**-152)
+    tiny = np.flatnonzero((np.abs(delta) + e < 2 * step) & (sign != 0))
+    return rows[tiny], anchor[tiny] + sign[tiny] * step[tiny]
+
+
+def _round32(v: np.ndarray, rounding: str) -> np.ndarray:
+    if rounding == "nearest-even":
+        return v.astype(np.float32).view(np.uint32)
+    return _round(v, F32, rounding)
 
 
 @dataclass
@@ -427,26 +450,22 @@ def decide64(func: str, x: np.ndarray, rounding: str = "nearest-even") -> Decide
     lo = y64 - 2 margin and hi = y64 + 2 margin even after these are rounded to float64; when lo
     and hi round to the same float32 pattern, so does every value between them, f(x) included
     (rounding is monotone; an endpoint on a tie still rounds like the values next to it inside).
+    Rows this leaves open get the tiny rule (``_tiny_rule``).
     """
     with np.errstate(all="ignore"):  # e^x -> inf / 0 are bounded (see forms); NaN is undecided
         f = FAST_FORMS[func](x)
-    err = SAFETY * f.err
-    tiny, z = _tiny_stand_in(f, err)
-    with np.errstate(over="ignore", invalid="ignore"):
-        y = f.anchor + f.delta
+        err = np.broadcast_to(SAFETY * f.err, x.shape)
+        y = np.broadcast_to(f.anchor + f.delta, x.shape)
         margin = err + 2.0**-52 * np.abs(y)
-        lo = y - 2 * margin
-        hi = y + 2 * margin
-        if rounding == "nearest-even":
-            rz = z.astype(np.float32).view(np.uint32)
-            rlo = lo.astype(np.float32).view(np.uint32)
-            rhi = hi.astype(np.float32).view(np.uint32)
-        else:
-            rz, rlo, rhi = (_round(v, F32, rounding) for v in (z, lo, hi))
-    ok = (rlo == rhi) & ~np.isnan(y)
-    ok[tiny] = True
-    rlo[tiny] = rz
-    return Decided(rlo, ok, y, margin)
+        lo = _round32(y - 2 * margin, rounding)
+        hi = _round32(y + 2 * margin, rounding)
+        ok = (lo == hi) & ~np.isnan(y)
+        open_rows = np.flatnonzero(~ok)
+        if open_rows.size:
+            tiny, z = _tiny_rule(f, err, open_rows)
+            ok[tiny] = True
+            lo[tiny] = _round32(z, rounding)
+    return Decided(lo, ok, y, margin)
 
 
 def _special_bits(func: str, x: np.ndarray, mode: int) -> np.ndarray:

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ulplab.errors import UsageError
-from ulplab.formats import Kind, classify, get_format, get_policy, to_values
+from ulplab.formats import get_format, get_policy, to_values
 from ulplab.functions import get_function
 from ulplab.methods import Method, get_method
 from ulplab.oracle.fast32 import correctly_rounded32
@@ -172,12 +172,36 @@ class Partial:
                    {n: MethodPartial.from_json(m) for n, m in d["methods"].items()})
 
 
+_EXP_MASK = 0x7F800000  # float32 exponent field: all ones for inf and NaN
+
+
+@dataclass
+class _Side:
+    """Bit-level facts of float32 results: NaN, inf, ordinal index (``ulp`` module's bitwise
+    calculator, +0 and -0 both 0), computed once per chunk for the oracle."""
+
+    nan: np.ndarray
+    inf: np.ndarray
+    index: np.ndarray
+
+    @classmethod
+    def of(cls, bits: np.ndarray) -> _Side:
+        mag = (bits & np.uint32(0x7FFFFFFF)).view(np.int32)
+        signed = bits.view(np.int32)
+        return cls(mag > _EXP_MASK, mag == _EXP_MASK,
+                   np.where(signed < 0, -mag, mag).astype(np.int64))
+
+
+def _ulp(got: _Side, exp: _Side) -> np.ndarray:
+    """ulp_distance(got, expected, float32) (IEEE ordinal): -1 where a side is NaN or inf."""
+    bad = got.nan | got.inf | exp.nan | exp.inf
+    return np.where(bad, -1, np.abs(got.index - exp.index))
+
+
 def _method_partial(x: np.ndarray, got: np.ndarray, exp: np.ndarray, ulp: np.ndarray,
-                    job: Job) -> MethodPartial:
-    kg, ke = classify(got, F32), classify(exp, F32)
-    nan_g, nan_e = kg == Kind.NAN, ke == Kind.NAN
-    nan_mm = nan_g != nan_e
-    inf_mm = ~nan_g & ~nan_e & ((kg == Kind.INF) | (ke == Kind.INF)) & (got != exp)
+                    job: Job, gs: _Side, es: _Side) -> MethodPartial:
+    nan_mm = gs.nan != es.nan
+    inf_mm = ~gs.nan & ~es.nan & (gs.inf | es.inf) & (got != exp)
     finite = ulp >= 0
     u = ulp[finite]
     small = np.bincount(np.minimum(u, _DENSE), minlength=_DENSE + 1)[:_DENSE]
@@ -224,12 +248,15 @@ def run_chunk(job: Job, start: int, stop: int) -> Partial:
                                         job.denormals)
     ftz = get_policy(job.denormals).ftz
     out = Partial(int(x.size), arb)
+    es = _Side.of(expected)
     for spec in job.methods:
         method = resolve_method(job.function, spec)
         with np.errstate(all="ignore"):  # overflow / invalid are results, not news
             _, got = method_outputs(method, F32, job.denormals, "nearest-even", x)
-        ulp = ulp_distance(got, expected, F32, ftz=ftz)
-        out.methods[spec] = _method_partial(x, got, expected, ulp, job)
+        gs = _Side.of(got)
+        # the flush-to-zero ordinal is the ulp module's; the IEEE one is computed here directly
+        ulp = ulp_distance(got, expected, F32, ftz=True) if ftz else _ulp(gs, es)
+        out.methods[spec] = _method_partial(x, got, expected, ulp, job, gs, es)
     return out
 
 
