@@ -203,7 +203,7 @@ def _method_partial(x: np.ndarray, got: np.ndarray, exp: np.ndarray, ulp: np.nda
     nan_mm = gs.nan != es.nan
     inf_mm = ~gs.nan & ~es.nan & (gs.inf | es.inf) & (got != exp)
     finite = ulp >= 0
-    u = ulp[finite]
+    u = ulp if finite.all() else ulp[finite]
     small = np.bincount(np.minimum(u, _DENSE), minlength=_DENSE + 1)[:_DENSE]
     vals, counts = np.flatnonzero(small), small[small > 0]
     if u.size and u.max() >= _DENSE:  # rare large errors: counted value by value
@@ -226,9 +226,18 @@ def _method_partial(x: np.ndarray, got: np.ndarray, exp: np.ndarray, ulp: np.nda
     regions: dict[str, list[int]] = {}
     spec = get_function(job.function)
     if spec.regions:
-        xs = to_values(x, F32)
+        xs = x.view(np.float32)
+        nan = np.isnan(xs)
+        ordered = xs[~nan] if nan.any() else xs
+        lowest, highest = (float(ordered.min()), float(ordered.max())) if ordered.size \
+            else (math.nan, math.nan)
         for name, lo, hi in spec.regions:
-            r = ulp[finite & (xs >= lo) & (xs < hi)]
+            if lowest >= lo and highest < hi:  # the whole chunk (a NaN input is never finite)
+                r = u
+            elif highest < lo or lowest >= hi or math.isnan(lowest):
+                r = u[:0]
+            else:
+                r = ulp[finite & (xs >= lo) & (xs < hi)]
             regions[name] = [int(r.size), int(r.max()) if r.size else 0,
                              int(r.sum(dtype=np.int64))]
     dump: list[list[int]] = []
