@@ -55,9 +55,10 @@ def main() -> None:
         call = time.perf_counter() - t
     rate = n / wall
     load = os.getloadavg()[0]
-    print(f"{args.function}/{args.method}: {n:,} float32 inputs in {wall:.1f} s wall with "
-          f"{args.workers} workers (chunks of 2^{args.chunk}, Dask startup included; "
-          f"1-min load average {load:.1f} on {os.cpu_count()} cores)")
+    how = ("in this process" if args.workers == 1 else
+           f"on {args.workers} local Dask workers, cluster startup included")
+    print(f"{args.function}/{args.method}: {n:,} float32 inputs in {wall:.1f} s wall {how} "
+          f"(chunks of 2^{args.chunk}; 1-min load average {load:.1f} on {os.cpu_count()} cores)")
     print(f"  {rate / 1e6:.2f} M inputs/s; oracle sent {res['oracle']['arb_evaluations']:,} "
           f"inputs to Arb ({res['oracle']['arb_evaluations'] / n:.2e} of them)")
     print(f"  max ULP {m['max_ulp']}, mean {m['mean_ulp']:.4f}, NaN/inf disagreements "

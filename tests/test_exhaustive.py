@@ -133,6 +133,18 @@ def test_dask_local_cluster_matches_single_process():
     assert _strip(cluster) == _strip(single)
 
 
+@pytest.mark.slow
+def test_existing_dask_cluster_by_address():
+    """--scheduler tcp://HOST:PORT: the same job on a cluster that was already running."""
+    from distributed import LocalCluster
+
+    job = Job("exp", ("det",), ((0x3F000000, 0x3F000000 + (1 << 16)),), chunk=1 << 14)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None, host="127.0.0.1") as cluster:
+        remote = run_job(job, scheduler=cluster.scheduler_address, progress=False)
+    assert _strip(remote) == _strip(run_job(job, workers=1, progress=False))
+
+
 def test_interrupted_sweep_resumes_to_identical_results(tmp_path):
     job = Job("sin", ("det", "f32-naive"), _RANGES, chunk=1024, worst=5, dump_above=0)
     whole = run_job(job, workers=1, progress=False)
