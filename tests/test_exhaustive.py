@@ -4,6 +4,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import assert_bits_equal
 from ulplab.cli.main import main
@@ -71,6 +73,13 @@ def test_fast_path_other_modes(func, rounding, denormals):
     with np.errstate(invalid="ignore"):
         x64 = x.astype(np.float64)
     assert_bits_equal(got, evaluate(func, x64, F32, rounding, denormals), F32, x64)
+
+
+@given(func=st.sampled_from(sorted(FAST_FORMS)), x=st.floats(width=32, allow_nan=False))
+def test_fast_path_property(func, x):
+    got, _ = correctly_rounded32(func, np.array([x], np.float32))
+    assert_bits_equal(got, correctly_rounded_array(func, np.array([x]), F32)[0], F32,
+                      np.array([x]))
 
 
 def test_fast_path_special_inputs():

@@ -23,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser, dump: bool = True) -> None:
     g.add_argument("--workers", type=int, default=0,
                    help="local Dask worker processes (default: one per core; 1: no Dask)")
     g.add_argument("--chunk", type=int, default=1 << 22,
-                   help="inputs per task (default 2^22, about 0.5 GiB of memory per worker)")
+                   help="inputs per task (default 2^22: at most ~1.2 GB of memory per worker)")
     g.add_argument("--checkpoint", metavar="FILE",
                    help="record finished chunks here; a rerun with it continues the job")
     if dump:

@@ -4,17 +4,18 @@ For a float32 input x each function is written, as in ``forms``, as
 
     f(x) = anchor + delta
 
-with ``anchor`` a point of the float32 half-grid (0, ±1/2, ±1, 2, x or x/2: float32 values or
-midpoints between them) and ``delta`` computed in float64 with an absolute error bound ``err``
+with ``anchor`` exactly representable (0, ±1/2, ±1, 2, x or x/2: float32 values, or below 2^-125
+the midpoint x/2) and ``delta`` computed in float64 with an absolute error bound ``err``
 (per element: libm ulps, the roundings of the formula, series/continued-fraction truncation,
 underflow). The float32 rounding of f(x) is then decided without Arb in two ways:
 
 * tiny rule: when the sign of delta is certain and |delta| + err is below a quarter of the float32
   spacing next to the anchor, f(x) rounds in every mode like anchor + sign * spacing/8 (the same
   argument as ``ziv.decide``'s sign-of-d shortcut);
-* grid test: y64 = anchor + delta (one more rounding, 2^-52 |y64|), and if the interval
-  y64 ± margin holds no point of the float32 half-grid (float32 values: boundaries of the directed
-  modes; midpoints: boundaries of nearest-even) every point of it, f(x) included, rounds like y64.
+* interval test: with y64 = anchor + delta and margin = SAFETY err + 2^-52 |y64| (one more
+  rounding), f(x) lies strictly between lo = y64 - 2 margin and hi = y64 + 2 margin, also after
+  lo and hi are rounded to float64; when lo and hi round to the same float32 pattern (in the
+  mode asked for), so does every value between them (rounding is monotone), f(x) included.
 
 Every other finite input goes to the certified Arb path (``ziv.correctly_rounded_array``), as do
 NaN, infinities and zeros (one Arb call per class, broadcast); the count of escalated inputs
