@@ -16,6 +16,7 @@ from typing import NoReturn
 import numpy as np
 
 from ulplab import __version__
+from ulplab.cli.exhaustive import add_arguments as add_exhaustive_arguments
 from ulplab.cli.report_cmd import add_parser as add_report_parser
 from ulplab.cli.study import add_parser as add_study_parser
 from ulplab.errors import UsageError
@@ -91,6 +92,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     )
     from ulplab.sweep import analyze
 
+    if args.exhaustive:
+        from ulplab.cli.exhaustive import run_analyze
+
+        return run_analyze(args)
     fmt = get_format(args.format)
     methods = select_methods(args.func, args.method)
     for path in (args.json, args.csv):
@@ -392,6 +397,10 @@ def cmd_peers(args: argparse.Namespace) -> int:
     from ulplab.peers import BACKENDS, report_card
     from ulplab.report import check_writable, peers_tables, write_json
 
+    if args.exhaustive:
+        from ulplab.cli.exhaustive import run_peers
+
+        return run_peers(args)
     fmt = _exhaustive_format(args.format)
     names = None
     if args.backends:
@@ -487,6 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--range", nargs=2, metavar=("LO", "HI"),
                    help="only inputs in [LO, HI] (float32: sampled within it)")
     a.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_exhaustive_arguments(a)
     a.set_defaults(run=cmd_analyze)
 
     o = sub.add_parser("oracle", help="write correctly rounded results for every pattern (.npy)")
@@ -551,6 +561,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a float32 -> float32 function to measure too (repeatable)")
     pe.add_argument("--worst", type=int, default=6, help="worst inputs kept per backend")
     pe.add_argument("--json", help="write the report card as JSON")
+    pe.add_argument("--range", nargs=2, metavar=("LO", "HI"),
+                    help="float32 with --exhaustive: every input in [LO, HI]")
+    pe.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_exhaustive_arguments(pe, dump=False)
     pe.set_defaults(run=cmd_peers)
 
     add_study_parser(sub)

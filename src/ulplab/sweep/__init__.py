@@ -72,7 +72,11 @@ def method_outputs(method: Method, fmt: Format, denormals: str = "ieee",
         if y.dtype != np.float32 or y.shape != bits.shape:
             raise TypeError(f"method {method.name} returned {y.dtype}{y.shape}, "
                             f"expected float32{bits.shape}")
-        got = round_to_format(y, fmt, check_mode(output_rounding))
+        if fmt.dtype == np.float32:  # float32 to float32 is exact: only NaNs become canonical
+            check_mode(output_rounding)
+            got = np.where(np.isnan(y), fmt.nan_bits, y.view(np.uint32)).astype(fmt.uint)
+        else:
+            got = round_to_format(y, fmt, check_mode(output_rounding))
     if policy.ftz:
         got = flush_subnormals(got, fmt)
     return bits, got

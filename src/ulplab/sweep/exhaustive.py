@@ -1,0 +1,511 @@
+"""Every float32: chunked, resumable sweeps over bit-pattern ranges, in one process or on Dask.
+
+A job is (function, methods, bit ranges, rounding, denormals, chunk size, worst-k, dump
+threshold). Each chunk of consecutive bit patterns is one task: the oracle
+(``oracle.fast32``: float64 with a proven bound, Arb for the rest) and every method run on the
+whole chunk, and the chunk's statistics come back as a ``Partial``. Partials merge exactly (integer
+histograms of every ULP value, sums as Python integers, worst inputs ordered by (ULP desc, input
+bits asc)), so the result does not depend on chunking, worker count or the order chunks finish.
+
+A checkpoint file (JSON with a SHA-256 of its body, written to a temporary file and renamed)
+holds the finished chunks and the merged partial; a run given the same checkpoint continues.
+
+Methods are named, not shipped: ``det``, ``f32-naive`` or any registered name,
+``peer:numpy`` / ``peer:libm`` / ``peer:torch`` ..., ``callable:module:function``; each worker
+resolves them itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ulplab.errors import UsageError
+from ulplab.formats import get_format, get_policy, to_values
+from ulplab.functions import get_function
+from ulplab.methods import Method, get_method
+from ulplab.oracle.fast32 import correctly_rounded32
+from ulplab.stats import hex_bits, histogram_edges
+from ulplab.ulp import ulp_distance
+
+F32 = get_format("float32")
+ALL = ((0, 1 << 32),)
+"""Every float32 bit pattern."""
+CHECKPOINT_VERSION = 1
+
+
+def resolve_method(function: str, spec: str) -> Method:
+    """A method by name: a registered one, ``peer:BACKEND`` or ``callable:module:function``."""
+    if spec.startswith("peer:"):
+        from ulplab.peers.backends import BACKENDS, Unavailable
+
+        name = spec[5:]
+        if name not in BACKENDS:
+            raise UsageError(f"unknown backend {name!r}; valid: {', '.join(BACKENDS)}")
+        try:
+            impl, takes = BACKENDS[name].make(function, F32, False)
+        except Unavailable as why:
+            raise UsageError(f"{spec}: {why}") from None
+        return Method(function, spec, "peer", BACKENDS[name].describe, impl, takes=takes)
+    if spec.startswith("callable:"):
+        from ulplab.peers.backends import user_callable
+
+        label, fn = user_callable(spec[9:])
+        return Method(function, label, "peer", "user callable", fn)
+    return get_method(function, spec)
+
+
+@dataclass(frozen=True)
+class Job:
+    function: str
+    methods: tuple[str, ...]
+    ranges: tuple[tuple[int, int], ...] = ALL
+    rounding: str = "nearest-even"
+    denormals: str = "ieee"
+    chunk: int = 1 << 22
+    worst: int = 10
+    dump_above: int | None = None
+
+    def chunks(self) -> list[tuple[int, int]]:
+        return [(s, min(s + self.chunk, hi)) for lo, hi in self.ranges
+                for s in range(lo, hi, self.chunk)]
+
+    @property
+    def size(self) -> int:
+        return sum(hi - lo for lo, hi in self.ranges)
+
+    def key(self) -> dict[str, Any]:
+        return {"function": self.function, "methods": list(self.methods),
+                "ranges": [list(r) for r in self.ranges], "rounding": self.rounding,
+                "denormals": self.denormals, "chunk": self.chunk, "worst": self.worst,
+                "dump_above": self.dump_above}
+
+
+# ---------------------------------------------------------------- mergeable statistics
+_RECORD = ("ulp", "x", "got", "expected")  # columns of worst / mismatch / dump records
+_DENSE = 1 << 16  # ULP values below this are counted with one bincount
+
+
+def _records(ulp: np.ndarray, x: np.ndarray, got: np.ndarray, exp: np.ndarray,
+             idx: np.ndarray) -> list[list[int]]:
+    return np.stack([ulp[idx].astype(np.int64), x[idx].astype(np.int64),
+                     got[idx].astype(np.int64), exp[idx].astype(np.int64)], 1).tolist()
+
+
+def _hist_merge(a: tuple[list[int], list[int]], b: tuple[list[int], list[int]]
+                ) -> tuple[list[int], list[int]]:
+    vals = np.array(a[0] + b[0], np.int64)
+    counts = np.array(a[1] + b[1], np.int64)
+    keys, inv = np.unique(vals, return_inverse=True)
+    total = np.zeros(keys.size, np.int64)
+    np.add.at(total, inv, counts)
+    return keys.tolist(), total.tolist()
+
+
+@dataclass
+class MethodPartial:
+    """One method's statistics over some chunks, exactly mergeable."""
+
+    hist: tuple[list[int], list[int]] = ([], [])  # ULP value -> count, finite pairs
+    ulp_sum: int = 0
+    nan_mismatches: int = 0
+    inf_mismatches: int = 0
+    worst: list[list[int]] = field(default_factory=list)  # best first: ULP desc, x asc
+    mismatches: list[list[int]] = field(default_factory=list)  # x asc
+    regions: dict[str, list[int]] = field(default_factory=dict)  # name -> [count, max, sum]
+    dump: list[list[int]] = field(default_factory=list)
+
+    def merge(self, o: MethodPartial, k: int) -> MethodPartial:
+        regions = {n: list(v) for n, v in self.regions.items()}
+        for n, (c, m, s) in o.regions.items():
+            r = regions.setdefault(n, [0, 0, 0])
+            r[0], r[1], r[2] = r[0] + c, max(r[1], m), r[2] + s
+        return MethodPartial(
+            _hist_merge(self.hist, o.hist), self.ulp_sum + o.ulp_sum,
+            self.nan_mismatches + o.nan_mismatches, self.inf_mismatches + o.inf_mismatches,
+            sorted(self.worst + o.worst, key=lambda r: (-r[0], r[1]))[:k],
+            sorted(self.mismatches + o.mismatches, key=lambda r: r[1])[:k],
+            regions, self.dump + o.dump)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"hist": [list(self.hist[0]), list(self.hist[1])], "ulp_sum": self.ulp_sum,
+                "nan_mismatches": self.nan_mismatches, "inf_mismatches": self.inf_mismatches,
+                "worst": self.worst, "mismatches": self.mismatches, "regions": self.regions,
+                "dump": self.dump}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> MethodPartial:
+        return cls((list(d["hist"][0]), list(d["hist"][1])), d["ulp_sum"], d["nan_mismatches"],
+                   d["inf_mismatches"], d["worst"], d["mismatches"], d["regions"], d["dump"])
+
+
+@dataclass
+class Partial:
+    """Every method's statistics over some chunks, with the oracle's counts."""
+
+    inputs: int = 0
+    arb: int = 0
+    methods: dict[str, MethodPartial] = field(default_factory=dict)
+
+    def merge(self, o: Partial, k: int) -> Partial:
+        names = list(dict.fromkeys([*self.methods, *o.methods]))
+        return Partial(self.inputs + o.inputs, self.arb + o.arb,
+                       {n: self.methods.get(n, MethodPartial()).merge(
+                           o.methods.get(n, MethodPartial()), k) for n in names})
+
+    def to_json(self) -> dict[str, Any]:
+        return {"inputs": self.inputs, "arb": self.arb,
+                "methods": {n: m.to_json() for n, m in self.methods.items()}}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Partial:
+        return cls(d["inputs"], d["arb"],
+                   {n: MethodPartial.from_json(m) for n, m in d["methods"].items()})
+
+
+_EXP_MASK = 0x7F800000  # float32 exponent field: all ones for inf and NaN
+
+
+@dataclass
+class _Side:
+    """Bit-level facts of float32 results: NaN, inf, ordinal index (``ulp`` module's bitwise
+    calculator, +0 and -0 both 0), computed once per chunk for the oracle."""
+
+    nan: np.ndarray
+    inf: np.ndarray
+    index: np.ndarray
+
+    @classmethod
+    def of(cls, bits: np.ndarray) -> _Side:
+        mag = (bits & np.uint32(0x7FFFFFFF)).view(np.int32)
+        signed = bits.view(np.int32)
+        return cls(mag > _EXP_MASK, mag == _EXP_MASK,
+                   np.where(signed < 0, -mag, mag).astype(np.int64))
+
+
+def _ulp(got: _Side, exp: _Side) -> np.ndarray:
+    """ulp_distance(got, expected, float32) (IEEE ordinal): -1 where a side is NaN or inf."""
+    bad = got.nan | got.inf | exp.nan | exp.inf
+    return np.where(bad, -1, np.abs(got.index - exp.index))
+
+
+def _method_partial(x: np.ndarray, got: np.ndarray, exp: np.ndarray, ulp: np.ndarray,
+                    job: Job, gs: _Side, es: _Side) -> MethodPartial:
+    nan_mm = gs.nan != es.nan
+    inf_mm = ~gs.nan & ~es.nan & (gs.inf | es.inf) & (got != exp)
+    finite = ulp >= 0
+    u = ulp if finite.all() else ulp[finite]
+    small = np.bincount(np.minimum(u, _DENSE), minlength=_DENSE + 1)[:_DENSE]
+    vals, counts = np.flatnonzero(small), small[small > 0]
+    if u.size and u.max() >= _DENSE:  # rare large errors: counted value by value
+        big_vals, big_counts = np.unique(u[u >= _DENSE], return_counts=True)
+        vals, counts = np.concatenate([vals, big_vals]), np.concatenate([counts, big_counts])
+    k = job.worst
+    worst: list[list[int]] = []
+    if k and vals.size and vals[-1] > 0:
+        # the k-th largest ULP from the histogram; within a chunk x ascends, so the first rows
+        # at that ULP are the ones that sort first
+        above = np.cumsum(counts[::-1])
+        kth = int(vals[::-1][min(np.searchsorted(above, k), vals.size - 1)])
+        kth = max(kth, 1)
+        over = np.flatnonzero(ulp > kth)
+        tie = np.flatnonzero(ulp == kth)[: max(k - over.size, 0)]
+        cand = np.concatenate([over, tie])
+        order = np.lexsort((x[cand], -ulp[cand]))[:k]
+        worst = _records(ulp, x, got, exp, cand[order])
+    mism = _records(ulp, x, got, exp, np.flatnonzero(nan_mm | inf_mm)[:k])
+    regions: dict[str, list[int]] = {}
+    spec = get_function(job.function)
+    if spec.regions:
+        xs = x.view(np.float32)
+        nan = np.isnan(xs)
+        ordered = xs[~nan] if nan.any() else xs
+        lowest, highest = (float(ordered.min()), float(ordered.max())) if ordered.size \
+            else (math.nan, math.nan)
+        for name, lo, hi in spec.regions:
+            if lowest >= lo and highest < hi:  # the whole chunk (a NaN input is never finite)
+                r = u
+            elif highest < lo or lowest >= hi or math.isnan(lowest):
+                r = u[:0]
+            else:
+                r = ulp[finite & (xs >= lo) & (xs < hi)]
+            regions[name] = [int(r.size), int(r.max()) if r.size else 0,
+                             int(r.sum(dtype=np.int64))]
+    dump: list[list[int]] = []
+    if job.dump_above is not None:
+        dump = _records(ulp, x, got, exp,
+                        np.flatnonzero((finite & (ulp > job.dump_above)) | nan_mm | inf_mm))
+    return MethodPartial((vals.tolist(), counts.tolist()), int(u.sum(dtype=np.int64)),
+                         int(nan_mm.sum()), int(inf_mm.sum()), worst, mism, regions, dump)
+
+
+def run_chunk(job: Job, start: int, stop: int) -> Partial:
+    """Oracle and every method over bit patterns start .. stop-1 (one task)."""
+    from ulplab.sweep import method_outputs
+
+    x = np.arange(start, stop, dtype=np.int64).astype(np.uint32)
+    expected, arb = correctly_rounded32(job.function, x.view(np.float32), job.rounding,
+                                        job.denormals)
+    ftz = get_policy(job.denormals).ftz
+    out = Partial(int(x.size), arb)
+    es = _Side.of(expected)
+    for spec in job.methods:
+        method = resolve_method(job.function, spec)
+        with np.errstate(all="ignore"):  # overflow / invalid are results, not news
+            _, got = method_outputs(method, F32, job.denormals, "nearest-even", x)
+        gs = _Side.of(got)
+        # the flush-to-zero ordinal is the ulp module's; the IEEE one is computed here directly
+        ulp = ulp_distance(got, expected, F32, ftz=True) if ftz else _ulp(gs, es)
+        out.methods[spec] = _method_partial(x, got, expected, ulp, job, gs, es)
+    return out
+
+
+# ---------------------------------------------------------------- the report (summarize's JSON)
+def _fraction(n: int, d: int) -> float:
+    return n / d if d else 1.0
+
+
+def method_stats(m: MethodPartial, worst: int) -> dict[str, Any]:
+    """The statistics of ``stats.summarize`` from a merged partial (the same keys)."""
+    vals = np.array(m.hist[0], np.int64)
+    counts = np.array(m.hist[1], np.int64)
+    n = int(counts.sum())
+    out: dict[str, Any] = {"count": n}
+    if n:
+        mx = int(vals.max())
+        cum = np.cumsum(counts)
+
+        def at_rank(p: int) -> int:
+            r = max(int(np.ceil(p / 100 * n)) - 1, 0)
+            return int(vals[np.searchsorted(cum, r, side="right")])
+
+        out.update(
+            max_ulp=mx, mean_ulp=m.ulp_sum / n,
+            exact_fraction=_fraction(int(counts[vals == 0].sum()), n),
+            within1_fraction=_fraction(int(counts[vals <= 1].sum()), n),
+            percentiles={f"p{p}": at_rank(p) for p in (50, 90, 99)},
+            histogram={(str(lo) if lo == hi else f"{lo}-{hi}"):
+                       int(counts[(vals >= lo) & (vals <= hi)].sum())
+                       for lo, hi in histogram_edges(mx)})
+    else:
+        out.update(max_ulp=0, mean_ulp=0.0, exact_fraction=1.0, within1_fraction=1.0,
+                   percentiles={"p50": 0, "p90": 0, "p99": 0}, histogram={})
+    out["nan_mismatches"] = m.nan_mismatches
+    out["inf_mismatches"] = m.inf_mismatches
+
+    def value(b: int) -> float:
+        return float(to_values(np.array([b], np.uint32), F32)[0])
+
+    out["worst"] = [{"x": value(x), "hex": hex_bits(x, F32), "ulp": u, "got": value(g),
+                     "got_hex": hex_bits(g, F32), "expected": value(e),
+                     "expected_hex": hex_bits(e, F32)} for u, x, g, e in m.worst[:worst]]
+    out["mismatch_examples"] = [{"x": value(x), "hex": hex_bits(x, F32),
+                                 "got_hex": hex_bits(g, F32), "expected_hex": hex_bits(e, F32)}
+                                for _, x, g, e in m.mismatches[:worst]]
+    out["regions"] = {name: {"count": c, "max_ulp": mx, "mean_ulp": s / c if c else 0.0}
+                      for name, (c, mx, s) in m.regions.items()}
+    return out
+
+
+def _ranges_text(ranges: Sequence[tuple[int, int]]) -> str:
+    if tuple(ranges) == ALL:
+        return "exhaustive"
+    return ", ".join(f"0x{lo:08x}..0x{hi - 1:08x}" for lo, hi in ranges)
+
+
+def report(job: Job, state: Partial, seconds: float) -> dict[str, Any]:
+    """The JSON of ``ulplab analyze`` (per method: the 16-bit sweeps' statistics)."""
+    spec = get_function(job.function)
+    policy = get_policy(job.denormals)
+    return {
+        "function": job.function, "format": "float32", "rounding": job.rounding,
+        "output_rounding": "nearest-even", "denormals": policy.name,
+        "inputs": _ranges_text(job.ranges), "input_count": state.inputs,
+        "oracle": {"arb_evaluations": state.arb, "fast_path": state.inputs - state.arb},
+        "seconds": round(seconds, 3),
+        "inputs_per_second": round(state.inputs / seconds) if seconds > 0 else None,
+        "ulp_ordinal": "flush-to-zero" if policy.ftz else "ieee",
+        "regions": [{"name": n, "lo": lo, "hi": hi} for n, lo, hi in spec.regions],
+        "methods": [{"method": name, **method_stats(m, job.worst)}
+                    for name, m in state.methods.items()],
+    }
+
+
+def dump_lines(state: Partial) -> list[str]:
+    """The inputs above --dump-above (and NaN/inf disagreements): one tab-separated line each."""
+    lines = ["method\tx_hex\tx\tgot_hex\texpected_hex\tulp"]
+    for name, m in state.methods.items():
+        for u, x, g, e in sorted(m.dump, key=lambda r: r[1]):
+            xv = float(to_values(np.array([x], np.uint32), F32)[0])
+            lines.append(f"{name}\t0x{x:08x}\t{xv!r}\t0x{g:08x}\t0x{e:08x}\t"
+                         f"{u if u >= 0 else 'nan/inf'}")
+    return lines
+
+
+# ---------------------------------------------------------------- checkpoints
+def _body_hash(body: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def save_checkpoint(path: str | Path, job: Job, done: Sequence[int], state: Partial) -> None:
+    """Atomic: written beside the target, flushed, then renamed over it."""
+    body = {"version": CHECKPOINT_VERSION, "job": job.key(), "done": sorted(done),
+            "state": state.to_json()}
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w") as fh:
+        json.dump({"sha256": _body_hash(body), "body": body}, fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path: str | Path, job: Job) -> tuple[set[int], Partial] | None:
+    """(finished chunk starts, merged partial), or None when there is no checkpoint yet."""
+    path = Path(path)
+    if not path.exists() or path.stat().st_size == 0:  # empty: just created, nothing recorded
+        return None
+    try:
+        data = json.loads(path.read_text())
+        body = data["body"]
+        ok = data["sha256"] == _body_hash(body)
+    except (OSError, ValueError, KeyError, TypeError):
+        ok = False
+    if not ok:
+        raise UsageError(f"checkpoint {path} is damaged (checksum); remove it to start over")
+    if body["version"] != CHECKPOINT_VERSION or body["job"] != job.key():
+        raise UsageError(f"checkpoint {path} belongs to another job; remove it or give "
+                         "another --checkpoint path")
+    return set(body["done"]), Partial.from_json(body["state"])
+
+
+# ---------------------------------------------------------------- running a job
+ChunkDone = Callable[[int, int, Partial], None]
+
+
+def _in_process(job: Job, todo: list[tuple[int, int]], done: ChunkDone) -> None:
+    for s, e in todo:
+        done(s, e, run_chunk(job, s, e))
+
+
+def _on_dask(job: Job, todo: list[tuple[int, int]], done: ChunkDone, scheduler: str | None,
+             workers: int) -> None:
+    import dask
+    from distributed import Client, LocalCluster, as_completed
+
+    if scheduler:
+        client = Client(scheduler)
+        cluster = None
+    else:
+        # Dask's nannies set MALLOC_TRIM_THRESHOLD_=65536 in their workers, which turns off
+        # glibc's adaptive mmap threshold: every temporary array of a chunk is then a fresh
+        # mmap, and NumPy runs ~10x slower (measured: a loop of array ops, 0.08 s CPU here,
+        # 0.79 s in such a worker). The job's own cluster keeps glibc's defaults.
+        with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_":
+                              None}):
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, host="127.0.0.1")
+        client = Client(cluster)
+    try:
+        futures = [client.submit(run_chunk, job, s, e, pure=False) for s, e in todo]
+        where = {f.key: c for f, c in zip(futures, todo, strict=True)}
+        for fut in as_completed(futures):
+            s, e = where[fut.key]
+            done(s, e, fut.result())
+            fut.release()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def run_job(job: Job, workers: int | None = None, scheduler: str | None = None,
+            checkpoint: str | Path | None = None, progress: bool = True,
+            on_chunk: Callable[[int], None] | None = None,
+            dump_path: str | Path | None = None) -> dict[str, Any]:
+    """Run (or continue) ``job``; returns the report. ``workers=1`` without a scheduler runs in
+    this process; otherwise Dask (a LocalCluster of ``workers`` processes, or ``scheduler``).
+    ``on_chunk(n)`` is called after each finished chunk is recorded (n: chunks finished).
+    With ``job.dump_above`` the inputs above it are written to ``dump_path`` (``dump_lines``)."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    get_function(job.function)
+    for spec in job.methods:
+        resolve_method(job.function, spec)  # fail early, in one line
+    state, finished = Partial(), set()
+    if checkpoint is not None:
+        loaded = load_checkpoint(checkpoint, job)
+        if loaded is not None:
+            finished, state = loaded
+    todo = [c for c in job.chunks() if c[0] not in finished]
+    workers = workers or os.cpu_count() or 1
+    t0 = time.perf_counter()
+    fresh = 0
+    columns = (TextColumn("{task.description}"), BarColumn(),
+               TextColumn("{task.completed:,.0f}/{task.total:,.0f}"),
+               TextColumn("{task.fields[rate]}"), TimeRemainingColumn())
+    with Progress(*columns, disable=not progress, transient=True) as bar:
+        task = bar.add_task(f"{job.function} float32", total=job.size,
+                            completed=state.inputs, rate="")
+
+        def done(s: int, e: int, part: Partial) -> None:
+            nonlocal state, fresh
+            state = state.merge(part, job.worst)
+            finished.add(s)
+            fresh += e - s
+            if checkpoint is not None:
+                save_checkpoint(checkpoint, job, finished, state)
+            rate = fresh / max(time.perf_counter() - t0, 1e-9)
+            bar.update(task, completed=state.inputs, rate=f"{rate / 1e6:.2f} M inputs/s")
+            if on_chunk is not None:
+                on_chunk(len(finished))
+
+        if todo:
+            if workers == 1 and scheduler is None:
+                _in_process(job, todo, done)
+            else:
+                _on_dask(job, todo, done, scheduler, workers)
+    out = report(job, state, time.perf_counter() - t0)
+    if job.dump_above is not None and dump_path is not None:
+        from ulplab.report import write_text
+
+        lines = dump_lines(state)
+        write_text(dump_path, "\n".join(lines) + "\n")
+        out["dumped"] = len(lines) - 1
+    return out
+
+
+def float32_bit_ranges(lo: float, hi: float) -> tuple[tuple[int, int], ...]:
+    """The bit-pattern ranges of every float32 in [lo, hi] (both zeros when 0 is inside)."""
+    if not lo <= hi:
+        raise UsageError("--range needs LO <= HI")
+    f = np.float32
+    a, b = f(lo), f(hi)
+    if a < lo:
+        a = np.nextafter(a, f(math.inf))
+    if b > hi:
+        b = np.nextafter(b, f(-math.inf))
+
+    def bits(v: Any) -> int:
+        return int(np.array([v], np.float32).view(np.uint32)[0])
+
+    out = []
+    if b >= 0:  # positives (and +0 when 0 is inside): patterns grow with the value
+        out.append((bits(a) if a > 0 else 0, bits(b) + 1 if b > 0 else 1))
+    if a <= 0:  # negatives (and -0): patterns grow with the magnitude
+        out.append((bits(b) if b < 0 else 0x80000000, bits(a) + 1 if a < 0 else 0x80000001))
+    return tuple(sorted(out))
+
+
+__all__ = ["ALL", "Job", "MethodPartial", "Partial", "dump_lines", "float32_bit_ranges",
+           "load_checkpoint", "method_stats", "report", "resolve_method", "run_chunk", "run_job",
+           "save_checkpoint"]
