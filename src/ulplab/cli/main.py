@@ -128,7 +128,11 @@ def _sampled_bits(fmt: Format, args: argparse.Namespace) -> np.ndarray:
         if fmt.exhaustive:
             bits = np.arange(fmt.n_patterns, dtype=np.int64).astype(fmt.uint)
             v = to_values(bits, fmt)
-            return bits[(v >= lo) & (v <= hi)]
+            bits = bits[(v >= lo) & (v <= hi)]
+            if bits.size == 0:
+                raise UsageError(f"no {fmt.name} value lies in [{args.range[0].strip()}, "
+                                 f"{args.range[1].strip()}]: nothing to measure")
+            return bits
         return float32_between(lo, hi, args.samples, args.seed).view(np.uint32)
     return float32_random(args.samples, args.seed).view(np.uint32)
 

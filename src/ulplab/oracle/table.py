@@ -16,7 +16,6 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ulplab.formats import (
     ROUNDING_MODES,
@@ -33,6 +32,7 @@ from ulplab.functions import get_function
 from ulplab.oracle import cache
 from ulplab.oracle.workers import pool_context, worker_count
 from ulplab.oracle.ziv import correctly_rounded_array
+from ulplab.report.progress import progress_bar
 
 ORACLE_VERSION = 1
 """Bump when any oracle result could change: every cached table is then rebuilt."""
@@ -61,10 +61,9 @@ def build(jobs: Sequence[tuple[str, Format]], progress: bool = True) -> None:
              for f, fmt in pending for s in range(0, fmt.n_patterns, CHUNK)]
     total = sum(t[3] - t[2] for t in tasks)
     names = ", ".join(sorted({f"{f}/{fmt.name}" for f, fmt in pending}))
-    columns = (TextColumn("oracle {task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())
-    with Progress(*columns, transient=True, disable=not progress) as bar:
-        task = bar.add_task(names if len(names) < 60 else f"{len(pending)} tables", total=total)
+    with progress_bar(progress) as bar:
+        label = names if len(names) < 60 else f"{len(pending)} tables"
+        task = bar.add_task(f"oracle {label}", total=total)
         workers = worker_count()
         if workers == 1:
             done: Iterable = (_chunk_worker(*t) for t in tasks)
