@@ -34,6 +34,7 @@ from ulplab.formats import (
     to_values,
 )
 from ulplab.functions import FUNCTIONS, get_function
+from ulplab.inputs import INPUT_SETS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -101,7 +102,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     result = analyze(methods, args.func, fmt, args.rounding, args.denormals,
                      args.output_rounding, worst=args.worst, progress=not args.quiet, bits=bits)
     con = _out()
-    con.print(analysis_table(result))
+    con.print(analysis_table(result, details=args.details))
     if len(methods) == 1 or args.details:
         for m in result["methods"]:
             for t in method_detail(m, fmt.name):
@@ -299,11 +300,15 @@ def cmd_methods(args: argparse.Namespace) -> int:
         c = m.claims.get(fmt)
         return f"{c.max_ulp} / {c.mean_ulp:g}" if c else "-"
 
-    rows = [[m.function, m.name, m.family, ", ".join(m.library_calls) or "arithmetic",
-             claim(m, "bfloat16"), claim(m, "float16"), m.table_bytes or "", m.idea] for m in ms]
+    columns = ["function", "method", "family", "bfloat16", "float16"]
+    rows = [[m.function, m.name, m.family, claim(m, "bfloat16"), claim(m, "float16")]
+            for m in ms]
+    if args.details:
+        columns += ["library calls", "table bytes", "idea"]
+        for row, m in zip(rows, ms, strict=True):
+            row += [", ".join(m.library_calls) or "arithmetic", m.table_bytes or "", m.idea]
     _out().print(simple_table("methods (claims: max / mean ULP measured on every input)",
-                              ["function", "method", "family", "library calls",
-                               "bfloat16", "float16", "table bytes", "idea"], rows))
+                              columns, rows))
     return 0
 
 
@@ -320,6 +325,7 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     from ulplab.oracle.crosscheck import crosscheck_table
     from ulplab.oracle.table import oracle_table
     from ulplab.report import simple_table
+    from ulplab.report.progress import steps
     from ulplab.stats import hex_bits
 
     funcs = list(FUNCTIONS) if args.func == "all" else [get_function(args.func).name]
@@ -327,7 +333,8 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     rows, failed = [], 0
     for f in funcs:
         oracle = oracle_table(f, fmt, progress=not args.quiet)
-        check = crosscheck_table(f, fmt)
+        with steps(f"mpmath check {f}/{fmt.name}", fmt.n_patterns, not args.quiet) as advance:
+            check = crosscheck_table(f, fmt, advance=advance)
         bad = np.flatnonzero(oracle != check)
         failed += len(bad)
         first = ", ".join(f"{hex_bits(i, fmt)}: {hex_bits(oracle[i], fmt)} vs "
@@ -390,6 +397,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- peers
 def cmd_peers(args: argparse.Namespace) -> int:
+    from ulplab.methods import select_methods
     from ulplab.peers import BACKENDS, report_card
     from ulplab.report import check_writable, peers_tables, write_json
 
@@ -400,9 +408,13 @@ def cmd_peers(args: argparse.Namespace) -> int:
         for b in names:
             if b not in BACKENDS:
                 raise UsageError(f"unknown backend {b!r}; valid: {', '.join(BACKENDS)}")
+    methods = select_methods(args.func, args.method) if args.method is not None else []
     if args.json:
         check_writable(args.json)
-    card = report_card(args.func, fmt, names, args.callable or (), worst=args.worst)
+    card = report_card(args.func, fmt, names, args.callable or (), worst=args.worst,
+                       methods=methods, rounding=args.rounding, denormals=args.denormals,
+                       inputs=args.inputs, via=args.via, index=args.index,
+                       progress=not args.quiet)
     con = _out()
     for t in peers_tables(card):
         con.print(t)
@@ -427,8 +439,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_determinism(args: argparse.Namespace) -> int:
-    from ulplab.export import BACKENDS, determinism
+    from ulplab.export import BACKENDS, determinism, determinism_total
     from ulplab.report import check_writable, simple_table, write_json
+    from ulplab.report.progress import steps
 
     names = [b.strip() for b in args.backends.split(",") if b.strip()]
     for b in names:
@@ -436,7 +449,9 @@ def cmd_determinism(args: argparse.Namespace) -> int:
             raise UsageError(f"unknown backend {b!r}; valid: {', '.join(BACKENDS)}")
     if args.json:
         check_writable(args.json)
-    res = determinism(args.func, names, samples=args.samples)
+    with steps(f"determinism {args.func}", determinism_total(names, args.samples),
+               not args.quiet) as advance:
+        res = determinism(args.func, names, samples=args.samples, advance=advance)
     rows = [[r["backend"], r["checked"], r["mismatches"], " ".join(r["first"][:3])]
             for r in res["backends"]]
     rows += [[s["backend"], "-", "skipped", s["reason"]] for s in res["skipped"]]
@@ -452,10 +467,13 @@ def cmd_faithful(args: argparse.Namespace) -> int:
     from ulplab.analysis.faithful import faithful_check
     from ulplab.export import det_kernel
     from ulplab.report import check_writable, simple_table, write_json
+    from ulplab.report.progress import steps
 
     if args.json:
         check_writable(args.json)
-    res = faithful_check(args.func, det_kernel(args.func), args.samples, args.seed)
+    with steps(f"faithful {args.func}", args.samples, not args.quiet) as advance:
+        res = faithful_check(args.func, det_kernel(args.func), args.samples, args.seed,
+                             advance=advance)
     _out().print(simple_table(f"{args.func}: float32 results of det on random bit patterns",
                               ["inputs", "decided by the Arb oracle", "beyond 1 ULP",
                                "1 ULP, outside the bracket", "examples"],
@@ -481,7 +499,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--json", help="write every figure as JSON to this path")
     a.add_argument("--csv", help="write one row per method as CSV to this path")
     a.add_argument("--worst", type=int, default=10, help="how many worst inputs to keep")
-    a.add_argument("--details", action="store_true", help="detail tables for every method")
+    a.add_argument("--details", action="store_true",
+                   help="mean/max per region, and detail tables for every method")
     a.add_argument("--samples", type=int, default=100_000,
                    help="float32: how many sampled inputs (default 100000)")
     a.add_argument("--seed", type=int, default=0, help="float32: sampling seed")
@@ -525,6 +544,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("methods", help="list registered methods")
     m.add_argument("func", nargs="?", help=fn_help)
+    m.add_argument("--details", action="store_true", help="library calls, table bytes, idea")
     m.set_defaults(run=cmd_methods)
 
     fu = sub.add_parser("functions", help="list the functions the oracle knows")
@@ -546,7 +566,16 @@ def build_parser() -> argparse.ArgumentParser:
     pe = sub.add_parser("peers", help="report card of native implementations (torch, JAX, "
                         "NumPy, the C library, your callable) over every input")
     pe.add_argument("func", help=fn_help)
-    pe.add_argument("--format", default="bfloat16")
+    _common(pe)
+    pe.add_argument("--inputs", default="all", choices=INPUT_SETS,
+                    help="all patterns, or normal: +0 and the normal values (bfloat16: 65,025)")
+    pe.add_argument("--via", metavar="FORMAT",
+                    help="round the truth to this wider format first (nearest-even), then with "
+                    "--rounding: seed 002's reference is --via float32 --rounding toward-zero")
+    pe.add_argument("--index", action="store_true",
+                    help="show the ordinal index of worst inputs and results (0 = most negative)")
+    pe.add_argument("--method", help="registered ulplab methods to measure too: M[,M...] or all")
+    pe.add_argument("--quiet", action="store_true", help="no progress bar")
     pe.add_argument("--backends", help="comma-separated; default: every backend available")
     pe.add_argument("--callable", action="append", metavar="MODULE:FUNCTION",
                     help="a float32 -> float32 function to measure too (repeatable)")
@@ -568,6 +597,7 @@ def build_parser() -> argparse.ArgumentParser:
     fa.add_argument("--samples", type=int, default=100_000_000)
     fa.add_argument("--seed", type=int, default=7)
     fa.add_argument("--json", help="write checked, decided_by_oracle, unfaithful as JSON")
+    fa.add_argument("--quiet", action="store_true", help="no progress bar")
     fa.set_defaults(run=cmd_faithful)
 
     de = sub.add_parser("determinism", help="bits of the exported kernels on every backend")
@@ -576,12 +606,13 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("--samples", type=int, default=10_000_000,
                     help="random float32 inputs besides the fixed sets (default 10^7)")
     de.add_argument("--json", help="write backend, checked, mismatches as JSON")
+    de.add_argument("--quiet", action="store_true", help="no progress bar")
     de.set_defaults(run=cmd_determinism)
 
     c = sub.add_parser("crosscheck", help="compare the oracle with the independent mpmath method")
     c.add_argument("func", help=f"{fn_help}, or all")
     c.add_argument("--format", default="bfloat16")
-    c.add_argument("--quiet", action="store_true")
+    c.add_argument("--quiet", action="store_true", help="no progress bar")
     c.set_defaults(run=cmd_crosscheck)
     return p
 

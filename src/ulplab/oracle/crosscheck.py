@@ -173,8 +173,10 @@ def _chunk(name: str, fmt_name: str, start: int, stop: int) -> tuple[int, np.nda
     return start, np.array([check_value(name, x, fmt) for x in xs.tolist()], dtype=np.int64)
 
 
-def crosscheck_table(name: str, fmt: Format | str, workers: int = 0) -> np.ndarray:
-    """Nearest-even results for every pattern of ``fmt`` by the independent method."""
+def crosscheck_table(name: str, fmt: Format | str, workers: int = 0,
+                     advance: Callable[[int], None] | None = None) -> np.ndarray:
+    """Nearest-even results for every pattern of ``fmt`` by the independent method
+    (``advance(n)`` is called as each chunk of ``n`` patterns is done)."""
     fmt = get_format(fmt)
     step = 2048
     tasks = [(name, fmt.name, s, min(s + step, fmt.n_patterns))
@@ -185,10 +187,14 @@ def crosscheck_table(name: str, fmt: Format | str, workers: int = 0) -> np.ndarr
         for t in tasks:
             s, r = _chunk(*t)
             out[s:s + len(r)] = r
+            if advance is not None:
+                advance(len(r))
     else:
         with ProcessPoolExecutor(max_workers=n, mp_context=pool_context()) as pool:
             for s, r in pool.map(_chunk, *zip(*tasks, strict=True)):
                 out[s:s + len(r)] = r
+                if advance is not None:
+                    advance(len(r))
     return out.astype(fmt.uint)
 
 

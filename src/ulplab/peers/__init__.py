@@ -22,7 +22,16 @@ from typing import Any
 import numpy as np
 
 from ulplab.errors import UsageError
-from ulplab.formats import Format, Kind, check_mode, classify, get_format, get_policy, magnitude
+from ulplab.formats import (
+    Format,
+    Kind,
+    check_mode,
+    classify,
+    get_format,
+    get_policy,
+    magnitude,
+    to_values,
+)
 from ulplab.inputs import input_set
 from ulplab.methods import Method
 from ulplab.peers.backends import BACKENDS, Unavailable, user_callable
@@ -53,9 +62,10 @@ def _behaviours(method: Method, out: Outputs, fmt: Format, denormals: str) -> di
     z = np.where(has_zero, zero_at, 0)
     differs = has_zero & (expected != expected[z])
     daz_cand = sub_in & differs
-    # A backend reads x as zero only if it gets f(±0) itself right: a method that is NaN (or
-    # any constant) everywhere repeats its result for zero without reading anything as zero.
-    zero_right = (got[z] == expected[z]) & (classify(got[z], fmt) != Kind.NAN)
+    # A backend reads x as zero only if it gets f(±0) itself right (as a value: the sign of a
+    # zero result aside): a method that is NaN, or a wrong constant, everywhere repeats its
+    # result for zero without reading anything as zero.
+    zero_right = to_values(got[z], fmt) == to_values(expected[z], fmt)  # NaN != NaN
     read_as_zero = daz_cand & zero_right & (got == got[z])
     ftz_cand = classify(expected, fmt) == Kind.SUBNORMAL
     flushed = ftz_cand & (classify(got, fmt) == Kind.ZERO)
