@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 import numpy as np
@@ -35,6 +36,33 @@ from ulplab.formats import (
 )
 from ulplab.functions import FUNCTIONS, get_function
 from ulplab.inputs import INPUT_SETS
+
+
+def _whole(lo: int, hi: int | None = None, what: str = "") -> Callable[[str], int]:
+    """An argparse type: a whole number in [lo, hi]; anything else exits 2 with one line."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < lo or (hi is not None and value > hi):
+            limit = f"from {lo:,} to {hi:,}" if hi is not None else f"at least {lo:,}"
+            raise argparse.ArgumentTypeError(f"{value:,} is out of range: {limit}{what}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+MAX_SAMPLES = 10**9
+"""The most random inputs any command draws (faithful works in chunks; 10^9 takes hours)."""
+MAX_MEMORY_SAMPLES = 10**8
+"""analyze and determinism hold all their samples at once (10^8 float32: 400 MB each array)."""
+
+
+FIT_MAX_DEGREE = 40
+"""ulplab.fit.MAX_DEGREE, repeated so that building the parser does not import the fitter (a
+test keeps the two equal)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -194,6 +222,9 @@ def parse_number(text: str, fmt: Format | None) -> float:
         return float(to_values(np.array([value]), fmt)[0])
     try:
         return float.fromhex(t) if "0x" in t.lower() else float(t)
+    except OverflowError:
+        raise UsageError(f"{text.strip()!r} is beyond every format's range: write inf for "
+                         "infinity") from None
     except ValueError:
         raise UsageError(f"malformed number {text!r}: expected a decimal, a hex float (0x1.8p+1) "
                          "or a bit pattern with --format (0x3fc0)") from None
@@ -347,18 +378,24 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- fit
 def cmd_fit(args: argparse.Namespace) -> int:
-    from ulplab.fit import fit, hex_float
+    from ulplab.fit import MAX_DEGREE, fit, hex_float
     from ulplab.report import check_writable, simple_table, write_json
 
     if args.json:
         check_writable(args.json)
-    if args.monomials:
+    if args.monomials is not None:
         try:
             mons = [int(t) for t in args.monomials.split(",") if t.strip()]
         except ValueError:
             raise UsageError(f"malformed monomial list {args.monomials!r}: "
                              "expected e.g. 1,3,5") from None
+        if not mons:
+            raise UsageError(f"empty monomial list {args.monomials!r}: expected e.g. 1,3,5")
+        if min(mons) < 0 or max(mons) > MAX_DEGREE:
+            raise UsageError(f"monomials must be integers from 0 to {MAX_DEGREE}")
     elif args.degree is not None:
+        if not 0 <= args.degree <= MAX_DEGREE:
+            raise UsageError(f"--degree must be from 0 to {MAX_DEGREE}")
         mons = list(range(args.degree + 1))
     else:
         raise UsageError("give --degree N or --monomials K,K,...")
@@ -396,6 +433,13 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------- peers
+def _backend_list(text: str) -> list[str]:
+    names = [b.strip() for b in text.split(",") if b.strip()]
+    if not names:
+        raise UsageError(f"--backends {text!r} names no backend")
+    return names
+
+
 def cmd_peers(args: argparse.Namespace) -> int:
     from ulplab.methods import select_methods
     from ulplab.peers import BACKENDS, report_card
@@ -403,8 +447,8 @@ def cmd_peers(args: argparse.Namespace) -> int:
 
     fmt = _exhaustive_format(args.format)
     names = None
-    if args.backends:
-        names = [b.strip() for b in args.backends.split(",") if b.strip()]
+    if args.backends is not None:
+        names = _backend_list(args.backends)
         for b in names:
             if b not in BACKENDS:
                 raise UsageError(f"unknown backend {b!r}; valid: {', '.join(BACKENDS)}")
@@ -443,7 +487,7 @@ def cmd_determinism(args: argparse.Namespace) -> int:
     from ulplab.report import check_writable, simple_table, write_json
     from ulplab.report.progress import steps
 
-    names = [b.strip() for b in args.backends.split(",") if b.strip()]
+    names = _backend_list(args.backends)
     for b in names:
         if b not in BACKENDS:
             raise UsageError(f"unknown backend {b!r}; valid: {', '.join(BACKENDS)}")
@@ -498,12 +542,12 @@ def build_parser() -> argparse.ArgumentParser:
     _common(a, method=True)
     a.add_argument("--json", help="write every figure as JSON to this path")
     a.add_argument("--csv", help="write one row per method as CSV to this path")
-    a.add_argument("--worst", type=int, default=10, help="how many worst inputs to keep")
+    a.add_argument("--worst", type=_whole(0), default=10, help="how many worst inputs to keep")
     a.add_argument("--details", action="store_true",
                    help="mean/max per region, and detail tables for every method")
-    a.add_argument("--samples", type=int, default=100_000,
+    a.add_argument("--samples", type=_whole(1, MAX_MEMORY_SAMPLES), default=100_000,
                    help="float32: how many sampled inputs (default 100000)")
-    a.add_argument("--seed", type=int, default=0, help="float32: sampling seed")
+    a.add_argument("--seed", type=_whole(0), default=0, help="float32: sampling seed")
     a.add_argument("--range", nargs=2, metavar=("LO", "HI"),
                    help="only inputs in [LO, HI] (float32: sampled within it)")
     a.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -554,7 +598,7 @@ def build_parser() -> argparse.ArgumentParser:
     ft.add_argument("func", help=fn_help)
     ft.add_argument("--interval", nargs=2, metavar=("A", "B"), required=True,
                     help="bounds: numbers or expressions of pi, e, ln2, sqrt(), log()")
-    ft.add_argument("--degree", type=int, help="all monomials 0..N")
+    ft.add_argument("--degree", type=_whole(0, FIT_MAX_DEGREE), help="all monomials 0..N")
     ft.add_argument("--monomials", help="comma-separated powers, e.g. 1,3,5,7")
     ft.add_argument("--coefficients", default="float32",
                     help="float32, bfloat16, float16 or exact")
@@ -579,7 +623,7 @@ def build_parser() -> argparse.ArgumentParser:
     pe.add_argument("--backends", help="comma-separated; default: every backend available")
     pe.add_argument("--callable", action="append", metavar="MODULE:FUNCTION",
                     help="a float32 -> float32 function to measure too (repeatable)")
-    pe.add_argument("--worst", type=int, default=6, help="worst inputs kept per backend")
+    pe.add_argument("--worst", type=_whole(0), default=6, help="worst inputs kept per backend")
     pe.add_argument("--json", help="write the report card as JSON")
     pe.set_defaults(run=cmd_peers)
 
@@ -594,8 +638,8 @@ def build_parser() -> argparse.ArgumentParser:
     fa = sub.add_parser("faithful", help="float32 results of a det kernel within 1 ulp, on "
                         "random bit patterns (10^8 by default)")
     fa.add_argument("func", help=fn_help)
-    fa.add_argument("--samples", type=int, default=100_000_000)
-    fa.add_argument("--seed", type=int, default=7)
+    fa.add_argument("--samples", type=_whole(1, MAX_SAMPLES), default=100_000_000)
+    fa.add_argument("--seed", type=_whole(0), default=7)
     fa.add_argument("--json", help="write checked, decided_by_oracle, unfaithful as JSON")
     fa.add_argument("--quiet", action="store_true", help="no progress bar")
     fa.set_defaults(run=cmd_faithful)
@@ -603,7 +647,7 @@ def build_parser() -> argparse.ArgumentParser:
     de = sub.add_parser("determinism", help="bits of the exported kernels on every backend")
     de.add_argument("func", help=fn_help)
     de.add_argument("--backends", default="numpy,torch,jax,c")
-    de.add_argument("--samples", type=int, default=10_000_000,
+    de.add_argument("--samples", type=_whole(1, MAX_MEMORY_SAMPLES), default=10_000_000,
                     help="random float32 inputs besides the fixed sets (default 10^7)")
     de.add_argument("--json", help="write backend, checked, mismatches as JSON")
     de.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -617,10 +661,18 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+_NEGATIVE = re.compile(r"^-(\d|\.\d|0x|inf|nan|infinity)", re.IGNORECASE)
+
+
 def _protect_negative_bounds(argv: list[str]) -> list[str]:
-    """`--interval -pi/4 pi/4`: argparse would read -pi/4 as an option; a leading space stops it."""
+    """`--interval -pi/4 pi/4`, `reference tanh -1e-3 -inf`: argparse would read -pi/4, -1e-3 and
+    -inf as options; a leading space stops it (the number readers strip it)."""
     out = list(argv)
+    if out[:1] == ["reference"]:
+        out = [" " + t if i > 1 and _NEGATIVE.match(t) else t for i, t in enumerate(out)]
     for i, tok in enumerate(out):
+        if tok == "--monomials" and i + 1 < len(out) and out[i + 1].startswith("-"):
+            out[i + 1] = " " + out[i + 1]
         if tok in ("--interval", "--range"):
             for j in (i + 1, i + 2):
                 if j < len(out) and out[j].startswith("-") and not out[j].startswith("--"):
@@ -638,8 +690,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
         else:
             _validate(args)
-        if getattr(args, "format", None):
+        if getattr(args, "format", None) is not None:
             get_format(args.format)
+        if os.environ.get("ULPLAB_WORKERS") is not None:
+            from ulplab.oracle.workers import worker_count
+
+            worker_count()  # a malformed value is refused before any work
+        for option in ("json", "csv", "output"):
+            value = getattr(args, option, None)
+            if value is not None and not value.strip():
+                flag = "-o/--output" if option == "output" else f"--{option}"
+                raise UsageError(f"{flag} needs a file path, got an empty one")
         return int(args.run(args))
     except UsageError as exc:
         print(f"ulplab: error: {exc}", file=sys.stderr)
@@ -647,6 +708,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ulplab: interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        print("ulplab: error: not enough memory for this request (fewer --samples, a narrower "
+              "interval or a smaller format)", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"ulplab: error: {exc}", file=sys.stderr)
         return 1

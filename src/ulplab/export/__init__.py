@@ -9,6 +9,7 @@ whose bits differ from ulplab's own NumPy kernel.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import hashlib
 import importlib.util
@@ -81,7 +82,9 @@ _BUILD_DIR: list[Path] = []
 
 def _build_dir() -> Path:
     if not _BUILD_DIR:
-        _BUILD_DIR.append(Path(tempfile.mkdtemp(prefix="ulplab-export-")))
+        d = Path(tempfile.mkdtemp(prefix="ulplab-export-"))
+        atexit.register(shutil.rmtree, d, ignore_errors=True)  # none left behind
+        _BUILD_DIR.append(d)
     return _BUILD_DIR[0]
 
 

@@ -104,4 +104,8 @@ def select_methods(function: str, spec: str) -> list[Method]:
         if not found:
             raise unknown_choice(f"method for {function}", spec, ["(none registered)"])
         return found
-    return [get_method(function, part) for part in spec.split(",") if part.strip()]
+    found = [get_method(function, part) for part in spec.split(",") if part.strip()]
+    if not found:
+        valid = [m.name for m in methods_for(function)]
+        raise unknown_choice(f"method for {function}", spec, [*valid, "all"])
+    return found

@@ -16,6 +16,17 @@ def pool_context() -> multiprocessing.context.BaseContext:
 
 
 def worker_count() -> int:
+    """$ULPLAB_WORKERS processes (at most one per core), or one per core when it is unset or
+    0; a value that is not a whole number is a UsageError."""
+    from ulplab.errors import UsageError
+
     cores = os.cpu_count() or 1
-    asked = int(os.environ.get("ULPLAB_WORKERS", "0") or 0)
+    text = os.environ.get("ULPLAB_WORKERS", "").strip()
+    try:
+        asked = int(text or 0)
+    except ValueError:
+        raise UsageError(f"ULPLAB_WORKERS={text!r}: expected a whole number of processes "
+                         "(0 or unset: one per core)") from None
+    if asked < 0:
+        raise UsageError(f"ULPLAB_WORKERS={text!r}: expected 0 or more processes")
     return max(1, min(cores, asked) if asked > 0 else cores)

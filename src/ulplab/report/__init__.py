@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -160,11 +161,11 @@ def check_writable(path: str | Path) -> Path:
         raise UsageError(f"cannot write {p}: it is a directory")
     if not parent.is_dir():
         raise UsageError(f"cannot write {p}: directory {parent} does not exist")
-    try:
-        with open(p, "ab"):
-            pass
-    except OSError as exc:
-        raise UsageError(f"cannot write {p}: {exc.strerror}") from None
+    # ask, without creating anything: a failed run leaves no empty file behind
+    if p.exists() and not os.access(p, os.W_OK):
+        raise UsageError(f"cannot write {p}: permission denied")
+    if not p.exists() and not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write {p}: directory {parent} is not writable")
     return p
 
 
