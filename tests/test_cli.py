@@ -84,7 +84,7 @@ def test_methods_and_functions_lists(capsys):
     (["analyze", "gelu", "--method", "nope"], "unknown method for gelu 'nope'; valid: f32-naive"),
     (["analyze", "gelu", "--rounding", "odd"], "unknown rounding mode 'odd'; valid: nearest-even"),
     (["analyze", "gelu", "--denormals", "x"], "unknown denormal policy 'x'; valid: ieee, daz"),
-    (["analyze", "gelu", "--format", "float32", "--samples", "0"], "--samples must be positive"),
+    (["analyze", "gelu", "--format", "float32", "--samples", "0"], "--samples: 0 is out of range"),
     (["reference", "gelu", "1.2.3"], "malformed number '1.2.3'"),
     (["reference", "gelu", "0x3f80", "--format", "float8_e5m2"], "does not fit in float8_e5m2"),
     (["oracle", "gelu", "-o", "/nonexistent-dir/o.npy"], "cannot write /nonexistent-dir/o.npy"),

@@ -82,7 +82,7 @@ def _evaluate_bound(node: ast.AST, text: str) -> Any:
                 and not isinstance(n.value, bool):
             return mpf(str(n.value))
         if isinstance(n, ast.Name) and n.id in _CONSTANTS:
-            return _CONSTANTS[n.id]()
+            return mpf(_CONSTANTS[n.id]())  # mpmath's constants are lazy objects, not mpf
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub | ast.UAdd):
             v = ev(n.operand)
             return -v if isinstance(n.op, ast.USub) else v
