@@ -327,18 +327,18 @@ def cmd_methods(args: argparse.Namespace) -> int:
 
     ms = methods_for(args.func) if args.func else all_methods()
 
-    def claim(m: Method, fmt: str) -> str:
+    def claim(m: Method, fmt: str) -> list[str]:
         c = m.claims.get(fmt)
-        return f"{c.max_ulp} / {c.mean_ulp:g}" if c else "-"
+        return [str(c.max_ulp), str(c.mean_ulp)] if c else ["-", "-"]
 
-    columns = ["function", "method", "family", "bfloat16", "float16"]
-    rows = [[m.function, m.name, m.family, claim(m, "bfloat16"), claim(m, "float16")]
-            for m in ms]
+    columns = ["function", "method", "bf16 max", "bf16 mean", "fp16 max", "fp16 mean"]
+    rows = [[m.function, m.name, *claim(m, "bfloat16"), *claim(m, "float16")] for m in ms]
     if args.details:
-        columns += ["library calls", "table bytes", "idea"]
+        columns += ["family", "library calls", "table bytes", "idea"]
         for row, m in zip(rows, ms, strict=True):
-            row += [", ".join(m.library_calls) or "arithmetic", m.table_bytes or "", m.idea]
-    _out().print(simple_table("methods (claims: max / mean ULP measured on every input)",
+            row += [m.family, ", ".join(m.library_calls) or "arithmetic", m.table_bytes or "",
+                    m.idea]
+    _out().print(simple_table("methods (claims: max and mean ULP measured on every input)",
                               columns, rows))
     return 0
 
@@ -588,7 +588,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("methods", help="list registered methods")
     m.add_argument("func", nargs="?", help=fn_help)
-    m.add_argument("--details", action="store_true", help="library calls, table bytes, idea")
+    m.add_argument("--details", action="store_true",
+                   help="family, library calls, table bytes, idea")
     m.set_defaults(run=cmd_methods)
 
     fu = sub.add_parser("functions", help="list the functions the oracle knows")

@@ -14,7 +14,6 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
-from rich.measure import Measurement
 from rich.table import Table
 
 from ulplab.errors import UsageError
@@ -28,9 +27,15 @@ class _WholeTables(Console):
     def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
         for o in objects:
             if isinstance(o, Table) and "width" not in kwargs:
-                need = Measurement.get(self, self.options.update_width(10_000), o).minimum
-                if need > self.width:
-                    super().print(o, width=need, crop=False, **kwargs)
+                width = self.width
+                for _ in range(4):  # the widths rich will pick, and the width they need
+                    widths = o._calculate_column_widths(self, self.options.update_width(width))
+                    need = sum(widths) + o._extra_width
+                    if need <= width:
+                        break
+                    width = need
+                if width > self.width:
+                    super().print(o, width=width, crop=False, **kwargs)
                     continue
             super().print(o, **kwargs)
 
@@ -49,7 +54,9 @@ def _figure_column(t: Table, header: str, cells: Sequence[str], justify: str = "
     """A column as wide as its widest word, whose words never wrap, fold or get an ellipsis."""
     widest = max([len(w) for c in cells for w in c.split()] +
                  [len(w) for w in header.split()] + [1])
-    t.add_column(header, justify=justify, min_width=widest, overflow="fold")  # type: ignore[arg-type]
+    one_word = all(len(c.split()) <= 1 for c in cells)  # figures: never wrapped; text wraps
+    t.add_column(header, justify=justify, min_width=widest, no_wrap=one_word,  # type: ignore[arg-type]
+                 overflow="fold")
 
 
 def _table(title: str, columns: Sequence[tuple[str, str]], rows: Sequence[Sequence[str]]) -> Table:
