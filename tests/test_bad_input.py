@@ -23,6 +23,7 @@ def _run(capsys, argv):
     return code, out, [line for line in err.splitlines() if line.strip()]
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("case", CASES, ids=[c.id[:90] for c in CASES])
 def test_malformed_invocation_exits_2_with_one_line(case, capsys, monkeypatch, tmp_path):
     for k, v in case.env.items():

@@ -50,6 +50,7 @@ def test_oracle_and_eval_write_pattern_indexed_arrays(capsys, tmp_path):
     assert ev.dtype == np.uint8 and ev.shape == (256,)
 
 
+@pytest.mark.smoke
 def test_reference_reads_all_number_forms(capsys):
     code, out, _ = run_cli(capsys, "reference", "gelu", "0x4032", "-13.5625", "0x1p-133",
                            "--format", "bfloat16")
@@ -78,6 +79,7 @@ def test_methods_and_functions_lists(capsys):
     assert "gelu_grad" in run_cli(capsys, "functions")[1]
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize(("args", "needle"), [
     (["analyze", "gelux"], "unknown function 'gelux'; valid: gelu, gelu_tanh"),
     (["analyze", "gelu", "--format", "bf17"], "unknown format 'bf17'; valid: bfloat16"),

@@ -88,6 +88,7 @@ def test_exact_cases_and_ties():
     ("softplus", math.inf, 0x7F80), ("gelu_grad", -math.inf, 0x8000),
     ("tanh_grad", math.inf, 0x0000), ("silu", math.nan, 0x7FC0),
 ])
+@pytest.mark.smoke
 def test_special_values(func, x, want):
     assert correctly_rounded(func, x, BF16)[0] == want
     assert check_value(func, x, BF16) == want

@@ -380,6 +380,7 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
 def cmd_fit(args: argparse.Namespace) -> int:
     from ulplab.fit import MAX_DEGREE, fit, hex_float
     from ulplab.report import check_writable, simple_table, write_json
+    from ulplab.report.progress import steps
 
     if args.json:
         check_writable(args.json)
@@ -402,8 +403,10 @@ def cmd_fit(args: argparse.Namespace) -> int:
     if args.degree is not None and max(mons) > args.degree:
         raise UsageError(f"monomial {max(mons)} exceeds --degree {args.degree}")
     get_format(args.format)
-    res = fit(args.func, args.interval[0], args.interval[1], mons, args.coefficients, args.error,
-              args.format)
+    with steps(f"fit {args.func} (minimax, then float32 evaluation)", 2,
+               not args.quiet) as advance:
+        res = fit(args.func, args.interval[0], args.interval[1], mons, args.coefficients,
+                  args.error, args.format, advance=advance)
     con = _out()
     con.print(simple_table(
         f"{args.func} on [{args.interval[0].strip()}, {args.interval[1].strip()}], "
@@ -606,6 +609,7 @@ def build_parser() -> argparse.ArgumentParser:
     ft.add_argument("--error", default="absolute", help="absolute or relative")
     ft.add_argument("--format", default="bfloat16", help="target format for the ULP report")
     ft.add_argument("--json", help="write coefficients (hex), errors and the command")
+    ft.add_argument("--quiet", action="store_true", help="no progress bar")
     ft.set_defaults(run=cmd_fit)
 
     pe = sub.add_parser("peers", help="report card of native implementations (torch, JAX, "

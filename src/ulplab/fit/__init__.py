@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -213,7 +213,10 @@ def evaluated_errors(func: str, a: float, b: float, coeffs: Sequence[float],
 
 def fit(func: str, a: str | float, b: str | float, monomials: Sequence[int],
         coefficients: str = "float32", error: str = "absolute", target: str = "bfloat16",
-        evaluate_errors: bool = True) -> FitResult:
+        evaluate_errors: bool = True,
+        advance: Callable[[int], None] | None = None) -> FitResult:
+    """The minimax fit and its float32 evaluation; ``advance(1)`` after each of the two stages
+    (a progress bar's steps)."""
     get_function(func)
     if coefficients not in ("float32", "bfloat16", "float16", "exact"):
         raise UsageError(f"unknown coefficient format {coefficients!r}; valid: float32, "
@@ -236,12 +239,16 @@ def fit(func: str, a: str | float, b: str | float, monomials: Sequence[int],
     f = MPMATH_FUNCTIONS[func]
     with mp.workprec(128):
         cs, err, errs, _real, real_err = constrained(f, lo, hi, mons, fmt, error == "relative")
+    if advance is not None:
+        advance(1)
     result = FitResult(func, (float(lo), float(hi)), mons, coefficients, error,
                        [float(c) for c in cs], float(err), float(real_err),
                        {k: float(v) for k, v in errs.items()})
     if evaluate_errors:
         result.evaluated = evaluated_errors(func, float(lo), float(hi), result.coefficients, mons,
                                             get_format(target))
+    if advance is not None:
+        advance(1)
     return result
 
 
