@@ -29,8 +29,11 @@ class _WholeTables(Console):
             if isinstance(o, Table) and "width" not in kwargs:
                 width = self.width
                 for _ in range(4):  # the widths rich will pick, and the width they need
-                    widths = o._calculate_column_widths(self, self.options.update_width(width))
-                    need = sum(widths) + o._extra_width
+                    try:  # rich's own layout (private API; rich 15 here)
+                        widths = o._calculate_column_widths(self, self.options.update_width(width))
+                        need = sum(widths) + o._extra_width
+                    except AttributeError:
+                        break
                     if need <= width:
                         break
                     width = need
