@@ -122,3 +122,34 @@ def test_an_unusable_cache_directory_warns_once_and_computes(tmp_path, monkeypat
     assert len(err) == 1 and str(blocker / "cache") in err[0] and "ULPLAB_CACHE_DIR" in err[0]
     cache._MEMORY.clear()
     cache._WARNED.clear()
+
+
+def _children(pid):
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def test_no_orphan_workers_after_the_main_process_is_killed(tmp_path):
+    env = {**os.environ, "ULPLAB_WORKERS": "2", "ULPLAB_CACHE_DIR": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join(sys.path)}
+    main_proc = subprocess.Popen([sys.executable, "-m", "ulplab", "oracle", "erfc", "--format",
+                                  "float16", "-o", str(tmp_path / "o.npy"), "--quiet"], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    family: list[int] = []
+    while time.time() < deadline and len(family) < 4:  # tracker, fork server, 2 workers
+        time.sleep(0.2)
+        kids = _children(main_proc.pid)
+        family = kids + [g for k in kids for g in _children(k)]
+    assert len(family) >= 4, family
+    main_proc.kill()
+    main_proc.wait()
+    time.sleep(4)  # the workers' watch runs every second
+    assert [p for p in family if _running(p)] == []
+
+
+def _running(pid):
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"  # a zombie is gone
+    except OSError:
+        return False

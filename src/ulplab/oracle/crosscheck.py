@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
@@ -28,7 +29,7 @@ import numpy as np
 from mpmath import mp, mpf
 
 from ulplab.formats import Format, all_patterns, get_format, is_finite, to_values
-from ulplab.oracle.workers import pool_context, worker_count
+from ulplab.oracle.workers import pool_context, watch_main, worker_count
 
 MAX_PRECISION = 4096
 
@@ -190,7 +191,8 @@ def crosscheck_table(name: str, fmt: Format | str, workers: int = 0,
             if advance is not None:
                 advance(len(r))
     else:
-        with ProcessPoolExecutor(max_workers=n, mp_context=pool_context()) as pool:
+        with ProcessPoolExecutor(max_workers=n, mp_context=pool_context(),
+                                 initializer=watch_main, initargs=(os.getpid(),)) as pool:
             for s, r in pool.map(_chunk, *zip(*tasks, strict=True)):
                 out[s:s + len(r)] = r
                 if advance is not None:

@@ -12,6 +12,7 @@ zero of its sign, under FTZ a subnormal result becomes the zero of its sign.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -30,7 +31,7 @@ from ulplab.formats import (
 )
 from ulplab.functions import get_function
 from ulplab.oracle import cache
-from ulplab.oracle.workers import pool_context, worker_count
+from ulplab.oracle.workers import pool_context, watch_main, worker_count
 from ulplab.oracle.ziv import correctly_rounded_array
 from ulplab.report.progress import progress_bar
 
@@ -71,7 +72,8 @@ def build(jobs: Sequence[tuple[str, Format]], progress: bool = True) -> None:
                 results[(f, fname)][:, s:e] = out
                 bar.advance(task, e - s)
         else:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=pool_context()) as pool:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=pool_context(),
+                                 initializer=watch_main, initargs=(os.getpid(),)) as pool:
                 futures = {pool.submit(_chunk_worker, *t): t for t in tasks}
                 for fut in as_completed(futures):
                     f, fname, s, e = futures[fut]

@@ -3,9 +3,13 @@ start."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import multiprocessing.context
 import os
+import signal
+import threading
+import time
 
 
 def pool_context() -> multiprocessing.context.BaseContext:
@@ -30,3 +34,24 @@ def worker_count() -> int:
     if asked < 0:
         raise UsageError(f"ULPLAB_WORKERS={text!r}: expected 0 or more processes")
     return max(1, min(cores, asked) if asked > 0 else cores)
+
+
+def watch_main(main_pid: int) -> None:
+    """Pool initializer (``initializer=watch_main, initargs=(os.getpid(),)``): once the main
+    process is gone (killed with -9, say), this worker ends its fork server and itself within a
+    second, so no orphan keeps computing."""
+    def watch() -> None:
+        while True:
+            time.sleep(1)
+            try:
+                os.kill(main_pid, 0)
+            except ProcessLookupError:
+                parent = os.getppid()
+                if parent not in (1, main_pid):  # the fork server that started this worker
+                    with contextlib.suppress(OSError):
+                        os.kill(parent, signal.SIGTERM)
+                os._exit(1)
+            except PermissionError:
+                pass  # alive, under another user (a reused pid): keep going
+
+    threading.Thread(target=watch, name="ulplab-watch-main", daemon=True).start()
