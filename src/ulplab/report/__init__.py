@@ -49,8 +49,25 @@ def console(width: int | None = None) -> Console:
                         width=width or shutil.get_terminal_size((220, 24)).columns)
 
 
+def _pct(fraction: float, digits: int = 2) -> str:
+    """A share as a percentage that never rounds to 100 % or 0 % unless it is exactly that:
+    more digits until it does not (1 - 2/65536 is 99.997%, not 100.00%)."""
+    for d in range(digits, 9):
+        text = f"{100 * fraction:.{d}f}"
+        if (fraction < 1 and float(text) >= 100) or (fraction > 0 and float(text) == 0):
+            continue
+        return text + "%"
+    return f"{100 * fraction:.2e}%"
+
+
+def _mean(v: float, digits: int) -> str:
+    """A mean ULP with ``digits`` decimals, in e-notation when those would show 0 for v > 0."""
+    text = f"{v:.{digits}f}"
+    return f"{v:.1e}" if v > 0 and float(text) == 0 else text
+
+
 def _fmt_mean(v: float) -> str:
-    return f"{v:.3f}" if v < 100 else f"{v:.1f}"
+    return _mean(v, 3) if v < 100 else f"{v:.1f}"
 
 
 def _figure_column(t: Table, header: str, cells: Sequence[str], justify: str = "right") -> None:
@@ -99,7 +116,7 @@ def analysis_table(result: dict[str, Any], details: bool = False) -> Table:
     rows = []
     for m in sorted(result["methods"], key=lambda m: (m["max_ulp"], m["mean_ulp"], m["method"])):
         cells = [m["method"], _fmt_mean(m["mean_ulp"]), str(m["max_ulp"]),
-                 f"{100 * m['exact_fraction']:.2f}%", f"{100 * m['within1_fraction']:.2f}%",
+                 _pct(m["exact_fraction"]), _pct(m["within1_fraction"]),
                  str(m["nan_mismatches"]), str(m["inf_mismatches"])]
         if details:
             for name in regions:
@@ -117,9 +134,9 @@ def method_detail(m: dict[str, Any], fmt_name: str) -> list[Table]:
     head = Table(title=f"{m['method']}: {m['count']} finite results", title_justify="left")
     for col in ("Max", "Mean", "P50", "P90", "P99", "Exact", "<=1 ULP", "NaN!", "Inf!"):
         head.add_column(col, justify="right")
-    head.add_row(str(m["max_ulp"]), f"{m['mean_ulp']:.4f}", str(p["p50"]), str(p["p90"]),
-                 str(p["p99"]), f"{100 * m['exact_fraction']:.4f}%",
-                 f"{100 * m['within1_fraction']:.4f}%", str(m["nan_mismatches"]),
+    head.add_row(str(m["max_ulp"]), _mean(m["mean_ulp"], 4), str(p["p50"]), str(p["p90"]),
+                 str(p["p99"]), _pct(m["exact_fraction"], 4),
+                 _pct(m["within1_fraction"], 4), str(m["nan_mismatches"]),
                  str(m["inf_mismatches"]))
     hist = Table(title="ULP distribution", title_justify="left")
     for col in ("ULP", "Count", "Share"):
@@ -227,8 +244,8 @@ def peers_tables(card: dict[str, Any]) -> list[Table]:
         ref = f"via {card['reference_via']}, then {ref}"
     which = "every" if inputs == "all" else f"the {inputs}"
     summary = [[r["backend"], r["reference"], f"{r['inputs']:,}", str(r["max_ulp"]),
-                f"{r['mean_ulp']:.4f}" if r["mean_ulp"] < 100 else f"{r['mean_ulp']:.1f}",
-                f"{100 * r['exact_fraction']:.2f}%", f"{100 * r['within1_fraction']:.2f}%",
+                _mean(r["mean_ulp"], 4) if r["mean_ulp"] < 100 else f"{r['mean_ulp']:.1f}",
+                _pct(r["exact_fraction"]), _pct(r["within1_fraction"]),
                 str(r["nan_mismatches"]), str(r["inf_mismatches"])] for r in rows]
     tables = [_table(f"{card['function']} on {which} {card['format']} inputs: report card "
                      f"(reference: {ref}, denormals: {card.get('denormals', 'ieee')})",
@@ -248,11 +265,11 @@ def peers_tables(card: dict[str, Any]) -> list[Table]:
         for label, count in r["histogram"].items():
             if count:
                 dist.append([r["backend"], label, f"{count:,}",
-                             f"{100 * count / max(r['inputs'], 1):.2f}%"])
+                             _pct(count / max(r["inputs"], 1))])
         bad = r["nan_mismatches"] + r["inf_mismatches"]
         if bad:
             dist.append([r["backend"], "NaN/inf!", f"{bad:,}",
-                         f"{100 * bad / max(r['inputs'], 1):.2f}%"])
+                         _pct(bad / max(r["inputs"], 1))])
     tables.append(_table("ULP distribution (share of all inputs)",
                          [("backend", "left"), ("ULP", "right"), ("count", "right"),
                           ("share", "right")], dist))
