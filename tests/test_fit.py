@@ -66,3 +66,23 @@ def test_bounds_and_errors():
         parse_bound("__import__('os')")
     with pytest.raises(ValueError, match="coefficient format"):
         fit("sin", "0", "1", [1], "float64")
+
+
+def test_remez_falls_back_to_lawson_when_the_exchange_breaks_down():
+    # silu on [-1, 1] at degree 4: the exchange finds 5 alternating extrema for 6 points
+    import itertools
+
+    from mpmath import mpf
+
+    from ulplab.fit.remez import remez
+    from ulplab.oracle.crosscheck import MPMATH_FUNCTIONS
+
+    f = MPMATH_FUNCTIONS["silu"]
+    r = remez(f, -1, 1, [0, 1, 2, 3, 4])
+    assert r.method == "lawson"
+    assert 5.36e-5 < float(r.error) < 5.37e-5  # measured 5.3629e-5
+    errs = [f(x) - sum(c * x**k for c, k in zip(r.coefficients, r.monomials, strict=True))
+            for x in r.reference]
+    assert len(errs) == 6
+    assert all((a > 0) != (b > 0) for a, b in itertools.pairwise(errs))  # alternation
+    assert all(abs(e) > r.error * mpf("0.99") for e in errs)  # equal ripple to 1 %

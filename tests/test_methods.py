@@ -1,7 +1,8 @@
 """Every registered method keeps its registered claims, and arithmetic methods stay arithmetic.
 
-The claims (max and mean ULP per format) live in the registry; this test reads them from there,
-so a method that gets worse than its registered figures fails here.
+The claims (max and mean ULP, NaN and infinity disagreements, input count per format) live in
+the registry; this test reads them from there, so a method that gets worse than its registered
+figures fails here.
 """
 
 import numpy as np
@@ -29,6 +30,9 @@ def test_method_keeps_its_claim(case):
     res = analyze([method], method.function, fmt, progress=False)["methods"][0]
     assert res["max_ulp"] <= claim.max_ulp, (res["max_ulp"], claim)
     assert res["mean_ulp"] <= claim.mean_ulp, (res["mean_ulp"], claim)
+    assert res["inputs"] == claim.inputs, (res["inputs"], claim)
+    assert res["nan_mismatches"] <= claim.nan_mismatches, (res["nan_mismatches"], claim)
+    assert res["inf_mismatches"] <= claim.inf_mismatches, (res["inf_mismatches"], claim)
 
 
 @pytest.mark.parametrize("method", ARITHMETIC, ids=_id)

@@ -99,6 +99,7 @@ def test_exact_cases_and_ties():
     ("log1p", -math.inf, 0x7FC0), ("expm1", -math.inf, 0xBF80), ("expm1", math.inf, 0x7F80),
     ("tan", math.inf, 0x7FC0), ("tan", -math.inf, 0x7FC0),
 ])
+@pytest.mark.smoke
 def test_special_values(func, x, want):
     assert correctly_rounded(func, x, BF16)[0] == want
     assert check_value(func, x, BF16) == want

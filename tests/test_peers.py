@@ -64,3 +64,13 @@ def test_user_callable_and_cli(tmp_path, capsys):
     assert "report card" in capsys.readouterr().out
     assert main(["peers", "exp", "--backends", "tensorflow"]) == 2
     assert "unknown backend 'tensorflow'; valid: torch" in capsys.readouterr().err
+
+
+def test_a_callable_nan_everywhere_is_not_read_as_daz(tmp_path, monkeypatch):
+    (tmp_path / "nan_everywhere.py").write_text(
+        "import numpy as np\n\ndef f(x):\n    return np.full(x.shape, np.nan, np.float32)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    card = report_card("tanh", "bfloat16", [], ["nan_everywhere:f"], backward=False)
+    row = _rows(card)["nan_everywhere:f"]
+    assert row["daz"]["read_as_zero"] == 0 and row["daz"]["subnormal_inputs"] == 254
+    assert row["exact_fraction"] == 254 / 65536 and row["nan_mismatches"] == 65282

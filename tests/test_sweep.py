@@ -104,3 +104,25 @@ def test_float32_sampled_sweep_matches_the_oracle_on_its_own_results():
 def test_float32_needs_samples():
     with pytest.raises(ValueError, match="sampled inputs"):
         compare(get_method("sin", "f32-naive"), "sin", "float32")
+
+
+def test_a_method_that_is_nan_everywhere_is_never_exact():
+    m = Method("tanh", "all-nan", "test", "NaN for every input",
+               lambda x: np.full(x.shape, np.nan, np.float32))
+    res = analyze([m], "tanh", BF16)["methods"][0]
+    # tanh is NaN only at the 254 NaN patterns: those 254 agree, the other 65,282 do not
+    assert res["inputs"] == 65536 and res["count"] == 0
+    assert res["nan_mismatches"] == 65282
+    assert res["exact_fraction"] == res["within1_fraction"] == 254 / 65536
+
+
+def test_fractions_are_over_every_input_compared():
+    table = oracle_table("exp", BF16, progress=False)
+    m = Method("exp", "one-up", "test", "oracle + 1 ulp", _from_table(table, BF16, 1))
+    res = analyze([m], "exp", BF16)["methods"][0]
+    # exact: the NaN patterns and the results that stay put (+inf, and +1 ulp of -0/+0 is not 0)
+    assert res["inputs"] == 65536
+    exact = res["exact_fraction"] * 65536
+    within1 = res["within1_fraction"] * 65536
+    assert exact == int(np.sum(res["histogram"].get("0", 0))) + 254 + int(np.sum(table == 0x7F80))
+    assert within1 == 65536 - res["inf_mismatches"]

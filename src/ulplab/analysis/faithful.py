@@ -47,8 +47,10 @@ def _side(reference: DoubleReference, x: np.ndarray) -> np.ndarray:
 
 
 def faithful_check(func: str, kernel: Callable[[np.ndarray], np.ndarray], n: int,
-                   seed: int = 7, chunk: int = 1 << 22) -> dict[str, Any]:
-    """Count unfaithful float32 results of ``kernel`` on ``n`` random float32 bit patterns."""
+                   seed: int = 7, chunk: int = 1 << 22,
+                   advance: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Count unfaithful float32 results of ``kernel`` on ``n`` random float32 bit patterns
+    (``advance(m)`` is called after each chunk of ``m``)."""
     reference = get_function(func).double
     rng = np.random.default_rng(seed)
     checked = unfaithful = by_oracle = outside = 0
@@ -119,5 +121,7 @@ def faithful_check(func: str, kernel: Callable[[np.ndarray], np.ndarray], n: int
             unfaithful += bad.size
             examples += [f"0x{int(b):08x}" for b in x[bad].view(np.uint32)[:4]]
         checked += m
+        if advance is not None:
+            advance(m)
     return {"function": func, "checked": checked, "decided_by_oracle": by_oracle,
             "unfaithful": unfaithful, "outside_bracket": outside, "examples": examples[:8]}

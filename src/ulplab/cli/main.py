@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 import numpy as np
@@ -36,6 +37,34 @@ from ulplab.formats import (
     to_values,
 )
 from ulplab.functions import FUNCTIONS, get_function
+from ulplab.inputs import INPUT_SETS
+
+
+def _whole(lo: int, hi: int | None = None, what: str = "") -> Callable[[str], int]:
+    """An argparse type: a whole number in [lo, hi]; anything else exits 2 with one line."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < lo or (hi is not None and value > hi):
+            limit = f"from {lo:,} to {hi:,}" if hi is not None else f"at least {lo:,}"
+            raise argparse.ArgumentTypeError(f"{value:,} is out of range: {limit}{what}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+MAX_SAMPLES = 10**9
+"""The most random inputs any command draws (faithful works in chunks; 10^9 takes hours)."""
+MAX_MEMORY_SAMPLES = 10**8
+"""analyze and determinism hold all their samples at once (10^8 float32: 400 MB each array)."""
+
+
+FIT_MAX_DEGREE = 40
+"""ulplab.fit.MAX_DEGREE, repeated so that building the parser does not import the fitter (a
+test keeps the two equal)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -107,7 +136,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     result = analyze(methods, args.func, fmt, args.rounding, args.denormals,
                      args.output_rounding, worst=args.worst, progress=not args.quiet, bits=bits)
     con = _out()
-    con.print(analysis_table(result))
+    con.print(analysis_table(result, details=args.details))
     if len(methods) == 1 or args.details:
         for m in result["methods"]:
             for t in method_detail(m, fmt.name):
@@ -134,7 +163,11 @@ def _sampled_bits(fmt: Format, args: argparse.Namespace) -> np.ndarray:
         if fmt.exhaustive:
             bits = np.arange(fmt.n_patterns, dtype=np.int64).astype(fmt.uint)
             v = to_values(bits, fmt)
-            return bits[(v >= lo) & (v <= hi)]
+            bits = bits[(v >= lo) & (v <= hi)]
+            if bits.size == 0:
+                raise UsageError(f"no {fmt.name} value lies in [{args.range[0].strip()}, "
+                                 f"{args.range[1].strip()}]: nothing to measure")
+            return bits
         return float32_between(lo, hi, args.samples, args.seed).view(np.uint32)
     return float32_random(args.samples, args.seed).view(np.uint32)
 
@@ -195,6 +228,9 @@ def parse_number(text: str, fmt: Format | None) -> float:
         return float(to_values(np.array([value]), fmt)[0])
     try:
         return float.fromhex(t) if "0x" in t.lower() else float(t)
+    except OverflowError:
+        raise UsageError(f"{text.strip()!r} is beyond every format's range: write inf for "
+                         "infinity") from None
     except ValueError:
         raise UsageError(f"malformed number {text!r}: expected a decimal, a hex float (0x1.8p+1) "
                          "or a bit pattern with --format (0x3fc0)") from None
@@ -297,17 +333,22 @@ def cmd_methods(args: argparse.Namespace) -> int:
 
     ms = methods_for(args.func) if args.func else all_methods()
 
-    def claim(m: Method, fmt: str) -> str:
+    def claim(m: Method, fmt: str) -> list[str]:
         c = m.claims.get(fmt)
-        return f"{c.max_ulp} / {c.mean_ulp:g}" if c else "-"
+        return [str(c.max_ulp), str(c.mean_ulp)] if c else ["-", "-"]
 
-    rows = [[m.function, m.name, m.family, ", ".join(m.library_calls) or "arithmetic",
-             claim(m, "bfloat16"), m.seed.get("bfloat16", ""), claim(m, "float16"),
-             m.table_bytes or "", m.idea] for m in ms]
-    _out().print(simple_table("methods (claims: max / mean ULP measured on every input; seed: "
+    columns = ["function", "method", "bf16 max", "bf16 mean", "seed", "fp16 max",
+               "fp16 mean"]
+    rows = [[m.function, m.name, *claim(m, "bfloat16"), m.seed.get("bfloat16", ""),
+             *claim(m, "float16")] for m in ms]
+    if args.details:
+        columns += ["family", "library calls", "table bytes", "idea"]
+        for row, m in zip(rows, ms, strict=True):
+            row += [m.family, ", ".join(m.library_calls) or "arithmetic", m.table_bytes or "",
+                    m.idea]
+    _out().print(simple_table("methods (claims: max and mean ULP measured on every input; seed: "
                               "the seed research's published bfloat16 max)",
-                              ["function", "method", "family", "library calls",
-                               "bfloat16", "seed", "float16", "table bytes", "idea"], rows))
+                              columns, rows))
     return 0
 
 
@@ -324,6 +365,7 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     from ulplab.oracle.crosscheck import crosscheck_table
     from ulplab.oracle.table import oracle_table
     from ulplab.report import simple_table
+    from ulplab.report.progress import steps
     from ulplab.stats import hex_bits
 
     funcs = list(FUNCTIONS) if args.func == "all" else [get_function(args.func).name]
@@ -331,7 +373,8 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
     rows, failed = [], 0
     for f in funcs:
         oracle = oracle_table(f, fmt, progress=not args.quiet)
-        check = crosscheck_table(f, fmt)
+        with steps(f"mpmath check {f}/{fmt.name}", fmt.n_patterns, not args.quiet) as advance:
+            check = crosscheck_table(f, fmt, advance=advance)
         bad = np.flatnonzero(oracle != check)
         failed += len(bad)
         first = ", ".join(f"{hex_bits(i, fmt)}: {hex_bits(oracle[i], fmt)} vs "
@@ -344,26 +387,35 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- fit
 def cmd_fit(args: argparse.Namespace) -> int:
-    from ulplab.fit import fit, hex_float
+    from ulplab.fit import MAX_DEGREE, fit, hex_float
     from ulplab.report import check_writable, simple_table, write_json
+    from ulplab.report.progress import steps
 
     if args.json:
         check_writable(args.json)
-    if args.monomials:
+    if args.monomials is not None:
         try:
             mons = [int(t) for t in args.monomials.split(",") if t.strip()]
         except ValueError:
             raise UsageError(f"malformed monomial list {args.monomials!r}: "
                              "expected e.g. 1,3,5") from None
+        if not mons:
+            raise UsageError(f"empty monomial list {args.monomials!r}: expected e.g. 1,3,5")
+        if min(mons) < 0 or max(mons) > MAX_DEGREE:
+            raise UsageError(f"monomials must be integers from 0 to {MAX_DEGREE}")
     elif args.degree is not None:
+        if not 0 <= args.degree <= MAX_DEGREE:
+            raise UsageError(f"--degree must be from 0 to {MAX_DEGREE}")
         mons = list(range(args.degree + 1))
     else:
         raise UsageError("give --degree N or --monomials K,K,...")
     if args.degree is not None and max(mons) > args.degree:
         raise UsageError(f"monomial {max(mons)} exceeds --degree {args.degree}")
     get_format(args.format)
-    res = fit(args.func, args.interval[0], args.interval[1], mons, args.coefficients, args.error,
-              args.format)
+    with steps(f"fit {args.func} (minimax, then float32 evaluation)", 2,
+               not args.quiet) as advance:
+        res = fit(args.func, args.interval[0], args.interval[1], mons, args.coefficients,
+                  args.error, args.format, advance=advance)
     con = _out()
     con.print(simple_table(
         f"{args.func} on [{args.interval[0].strip()}, {args.interval[1].strip()}], "
@@ -393,7 +445,15 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------- peers
+def _backend_list(text: str) -> list[str]:
+    names = [b.strip() for b in text.split(",") if b.strip()]
+    if not names:
+        raise UsageError(f"--backends {text!r} names no backend")
+    return names
+
+
 def cmd_peers(args: argparse.Namespace) -> int:
+    from ulplab.methods import select_methods
     from ulplab.peers import BACKENDS, report_card
     from ulplab.report import check_writable, peers_tables, write_json
 
@@ -403,14 +463,18 @@ def cmd_peers(args: argparse.Namespace) -> int:
         return run_peers(args)
     fmt = _exhaustive_format(args.format)
     names = None
-    if args.backends:
-        names = [b.strip() for b in args.backends.split(",") if b.strip()]
+    if args.backends is not None:
+        names = _backend_list(args.backends)
         for b in names:
             if b not in BACKENDS:
                 raise UsageError(f"unknown backend {b!r}; valid: {', '.join(BACKENDS)}")
+    methods = select_methods(args.func, args.method) if args.method is not None else []
     if args.json:
         check_writable(args.json)
-    card = report_card(args.func, fmt, names, args.callable or (), worst=args.worst)
+    card = report_card(args.func, fmt, names, args.callable or (), worst=args.worst,
+                       methods=methods, rounding=args.rounding, denormals=args.denormals,
+                       inputs=args.inputs, via=args.via, index=args.index,
+                       progress=not args.quiet)
     con = _out()
     for t in peers_tables(card):
         con.print(t)
@@ -435,16 +499,19 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_determinism(args: argparse.Namespace) -> int:
-    from ulplab.export import BACKENDS, determinism
+    from ulplab.export import BACKENDS, determinism, determinism_total
     from ulplab.report import check_writable, simple_table, write_json
+    from ulplab.report.progress import steps
 
-    names = [b.strip() for b in args.backends.split(",") if b.strip()]
+    names = _backend_list(args.backends)
     for b in names:
         if b not in BACKENDS:
             raise UsageError(f"unknown backend {b!r}; valid: {', '.join(BACKENDS)}")
     if args.json:
         check_writable(args.json)
-    res = determinism(args.func, names, samples=args.samples)
+    with steps(f"determinism {args.func}", determinism_total(names, args.samples),
+               not args.quiet) as advance:
+        res = determinism(args.func, names, samples=args.samples, advance=advance)
     rows = [[r["backend"], r["checked"], r["mismatches"], " ".join(r["first"][:3])]
             for r in res["backends"]]
     rows += [[s["backend"], "-", "skipped", s["reason"]] for s in res["skipped"]]
@@ -460,10 +527,13 @@ def cmd_faithful(args: argparse.Namespace) -> int:
     from ulplab.analysis.faithful import faithful_check
     from ulplab.export import det_kernel
     from ulplab.report import check_writable, simple_table, write_json
+    from ulplab.report.progress import steps
 
     if args.json:
         check_writable(args.json)
-    res = faithful_check(args.func, det_kernel(args.func), args.samples, args.seed)
+    with steps(f"faithful {args.func}", args.samples, not args.quiet) as advance:
+        res = faithful_check(args.func, det_kernel(args.func), args.samples, args.seed,
+                             advance=advance)
     _out().print(simple_table(f"{args.func}: float32 results of det on random bit patterns",
                               ["inputs", "decided by the Arb oracle", "beyond 1 ULP",
                                "1 ULP, outside the bracket", "examples"],
@@ -488,11 +558,12 @@ def build_parser() -> argparse.ArgumentParser:
     _common(a, method=True)
     a.add_argument("--json", help="write every figure as JSON to this path")
     a.add_argument("--csv", help="write one row per method as CSV to this path")
-    a.add_argument("--worst", type=int, default=10, help="how many worst inputs to keep")
-    a.add_argument("--details", action="store_true", help="detail tables for every method")
-    a.add_argument("--samples", type=int, default=100_000,
+    a.add_argument("--worst", type=_whole(0), default=10, help="how many worst inputs to keep")
+    a.add_argument("--details", action="store_true",
+                   help="mean/max per region, and detail tables for every method")
+    a.add_argument("--samples", type=_whole(1, MAX_MEMORY_SAMPLES), default=100_000,
                    help="float32: how many sampled inputs (default 100000)")
-    a.add_argument("--seed", type=int, default=0, help="float32: sampling seed")
+    a.add_argument("--seed", type=_whole(0), default=0, help="float32: sampling seed")
     a.add_argument("--range", nargs=2, metavar=("LO", "HI"),
                    help="only inputs in [LO, HI] (float32: sampled within it)")
     a.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -534,6 +605,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("methods", help="list registered methods")
     m.add_argument("func", nargs="?", help=fn_help)
+    m.add_argument("--details", action="store_true",
+                   help="family, library calls, table bytes, idea")
     m.set_defaults(run=cmd_methods)
 
     fu = sub.add_parser("functions", help="list the functions the oracle knows")
@@ -543,23 +616,33 @@ def build_parser() -> argparse.ArgumentParser:
     ft.add_argument("func", help=fn_help)
     ft.add_argument("--interval", nargs=2, metavar=("A", "B"), required=True,
                     help="bounds: numbers or expressions of pi, e, ln2, sqrt(), log()")
-    ft.add_argument("--degree", type=int, help="all monomials 0..N")
+    ft.add_argument("--degree", type=_whole(0, FIT_MAX_DEGREE), help="all monomials 0..N")
     ft.add_argument("--monomials", help="comma-separated powers, e.g. 1,3,5,7")
     ft.add_argument("--coefficients", default="float32",
                     help="float32, bfloat16, float16 or exact")
     ft.add_argument("--error", default="absolute", help="absolute or relative")
     ft.add_argument("--format", default="bfloat16", help="target format for the ULP report")
     ft.add_argument("--json", help="write coefficients (hex), errors and the command")
+    ft.add_argument("--quiet", action="store_true", help="no progress bar")
     ft.set_defaults(run=cmd_fit)
 
     pe = sub.add_parser("peers", help="report card of native implementations (torch, JAX, "
                         "NumPy, the C library, your callable) over every input")
     pe.add_argument("func", help=fn_help)
-    pe.add_argument("--format", default="bfloat16")
+    _common(pe)
+    pe.add_argument("--inputs", default="all", choices=INPUT_SETS,
+                    help="all patterns, or normal: +0 and the normal values (bfloat16: 65,025)")
+    pe.add_argument("--via", metavar="FORMAT",
+                    help="round the truth to this wider format first (nearest-even), then with "
+                    "--rounding: seed 002's reference is --via float32 --rounding toward-zero")
+    pe.add_argument("--index", action="store_true",
+                    help="show the ordinal index of worst inputs and results (0 = most negative)")
+    pe.add_argument("--method", help="registered ulplab methods to measure too: M[,M...] or all")
+    pe.add_argument("--quiet", action="store_true", help="no progress bar")
     pe.add_argument("--backends", help="comma-separated; default: every backend available")
     pe.add_argument("--callable", action="append", metavar="MODULE:FUNCTION",
                     help="a float32 -> float32 function to measure too (repeatable)")
-    pe.add_argument("--worst", type=int, default=6, help="worst inputs kept per backend")
+    pe.add_argument("--worst", type=_whole(0), default=6, help="worst inputs kept per backend")
     pe.add_argument("--json", help="write the report card as JSON")
     pe.add_argument("--range", nargs=2, metavar=("LO", "HI"),
                     help="float32 with --exhaustive: every input in [LO, HI]")
@@ -579,31 +662,41 @@ def build_parser() -> argparse.ArgumentParser:
     fa = sub.add_parser("faithful", help="float32 results of a det kernel within 1 ulp, on "
                         "random bit patterns (10^8 by default)")
     fa.add_argument("func", help=fn_help)
-    fa.add_argument("--samples", type=int, default=100_000_000)
-    fa.add_argument("--seed", type=int, default=7)
+    fa.add_argument("--samples", type=_whole(1, MAX_SAMPLES), default=100_000_000)
+    fa.add_argument("--seed", type=_whole(0), default=7)
     fa.add_argument("--json", help="write checked, decided_by_oracle, unfaithful as JSON")
+    fa.add_argument("--quiet", action="store_true", help="no progress bar")
     fa.set_defaults(run=cmd_faithful)
 
     de = sub.add_parser("determinism", help="bits of the exported kernels on every backend")
     de.add_argument("func", help=fn_help)
     de.add_argument("--backends", default="numpy,torch,jax,c")
-    de.add_argument("--samples", type=int, default=10_000_000,
+    de.add_argument("--samples", type=_whole(1, MAX_MEMORY_SAMPLES), default=10_000_000,
                     help="random float32 inputs besides the fixed sets (default 10^7)")
     de.add_argument("--json", help="write backend, checked, mismatches as JSON")
+    de.add_argument("--quiet", action="store_true", help="no progress bar")
     de.set_defaults(run=cmd_determinism)
 
     c = sub.add_parser("crosscheck", help="compare the oracle with the independent mpmath method")
     c.add_argument("func", help=f"{fn_help}, or all")
     c.add_argument("--format", default="bfloat16")
-    c.add_argument("--quiet", action="store_true")
+    c.add_argument("--quiet", action="store_true", help="no progress bar")
     c.set_defaults(run=cmd_crosscheck)
     return p
 
 
+_NEGATIVE = re.compile(r"^-(\d|\.\d|0x|inf|nan|infinity)", re.IGNORECASE)
+
+
 def _protect_negative_bounds(argv: list[str]) -> list[str]:
-    """`--interval -pi/4 pi/4`: argparse would read -pi/4 as an option; a leading space stops it."""
+    """`--interval -pi/4 pi/4`, `reference tanh -1e-3 -inf`: argparse would read -pi/4, -1e-3 and
+    -inf as options; a leading space stops it (the number readers strip it)."""
     out = list(argv)
+    if out[:1] == ["reference"]:
+        out = [" " + t if i > 1 and _NEGATIVE.match(t) else t for i, t in enumerate(out)]
     for i, tok in enumerate(out):
+        if tok == "--monomials" and i + 1 < len(out) and out[i + 1].startswith("-"):
+            out[i + 1] = " " + out[i + 1]
         if tok in ("--interval", "--range"):
             for j in (i + 1, i + 2):
                 if j < len(out) and out[j].startswith("-") and not out[j].startswith("--"):
@@ -621,8 +714,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
         else:
             _validate(args)
-        if getattr(args, "format", None):
+        if getattr(args, "format", None) is not None:
             get_format(args.format)
+        if os.environ.get("ULPLAB_WORKERS") is not None:
+            from ulplab.oracle.workers import worker_count
+
+            worker_count()  # a malformed value is refused before any work
+        for option in ("json", "csv", "output"):
+            value = getattr(args, option, None)
+            if value is not None and not value.strip():
+                flag = "-o/--output" if option == "output" else f"--{option}"
+                raise UsageError(f"{flag} needs a file path, got an empty one")
         return int(args.run(args))
     except UsageError as exc:
         print(f"ulplab: error: {exc}", file=sys.stderr)
@@ -630,6 +732,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ulplab: interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        print("ulplab: error: not enough memory for this request (fewer --samples, a narrower "
+              "interval or a smaller format)", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"ulplab: error: {exc}", file=sys.stderr)
         return 1

@@ -9,6 +9,7 @@ whose bits differ from ulplab's own NumPy kernel.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import hashlib
 import importlib.util
@@ -81,7 +82,9 @@ _BUILD_DIR: list[Path] = []
 
 def _build_dir() -> Path:
     if not _BUILD_DIR:
-        _BUILD_DIR.append(Path(tempfile.mkdtemp(prefix="ulplab-export-")))
+        d = Path(tempfile.mkdtemp(prefix="ulplab-export-"))
+        atexit.register(shutil.rmtree, d, ignore_errors=True)  # none left behind
+        _BUILD_DIR.append(d)
     return _BUILD_DIR[0]
 
 
@@ -162,8 +165,11 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def determinism(func: str, backends: Sequence[str] = BACKENDS, samples: int = 10_000_000,
-                chunk: int = 1 << 20) -> dict[str, Any]:
-    """Mismatches of each backend against ulplab's NumPy kernel on ``input_sets``."""
+                chunk: int = 1 << 20,
+                advance: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Mismatches of each backend against ulplab's NumPy kernel on ``input_sets``.
+
+    ``advance(n)`` is called as inputs are checked (``determinism_total`` of them in all)."""
     reference = det_kernel(func)
     sets = input_sets(samples)
     rows, skipped = [], []
@@ -174,6 +180,8 @@ def determinism(func: str, backends: Sequence[str] = BACKENDS, samples: int = 10
             fn = load(func, b)
         except (ImportError, RuntimeError, subprocess.CalledProcessError) as exc:
             skipped.append({"backend": b, "reason": str(exc).splitlines()[0][:200]})
+            if advance is not None:
+                advance(sum(len(xs) for xs in sets.values()))
             continue
         checked, mismatches, first = 0, 0, []
         for name, xs in sets.items():
@@ -182,6 +190,8 @@ def determinism(func: str, backends: Sequence[str] = BACKENDS, samples: int = 10
                 with np.errstate(all="ignore"):
                     same = _same_bits(fn(part), reference(part))
                 checked += part.size
+                if advance is not None:
+                    advance(part.size)
                 bad = np.flatnonzero(~same)
                 mismatches += bad.size
                 first += [f"{name}:0x{int(v):08x}" for v in part.view(np.uint32)[bad[:8]]]
@@ -189,6 +199,11 @@ def determinism(func: str, backends: Sequence[str] = BACKENDS, samples: int = 10
                      "first": first[:8]})
     return {"function": func, "reference": "ulplab NumPy kernel", "backends": rows,
             "skipped": skipped}
+
+
+def determinism_total(backends: Sequence[str], samples: int) -> int:
+    """How many inputs ``determinism`` checks (for a progress bar)."""
+    return len(backends) * (sum(len(xs) for xs in input_sets(0).values()) + samples)
 
 
 def golden_hash(func: str, kernel: Kernel | None = None) -> str:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import mpmath
+import numpy as np
 from mpmath import mp, mpf
 
 MpFunc = Callable[[mpf], mpf]
@@ -33,6 +34,8 @@ class Minimax:
     """max |w (f - p)| on a dense grid around the final reference (the sup norm)."""
     reference: list[mpf]
     iterations: int
+    method: str = "remez"
+    """"remez" (the exchange converged or ran its iterations) or "lawson" (its fallback)."""
 
 
 def _basis(x: mpf, monomials: Sequence[int]) -> list[mpf]:
@@ -106,7 +109,61 @@ def _alternating(points: list[tuple[mpf, mpf]], n: int) -> list[mpf]:
 def remez(f: MpFunc, a: float | mpf, b: float | mpf, monomials: Sequence[int],
           relative: bool = False, prec: int = 128, grid: int = 1200,
           max_iter: int = 40, tol: float = 1e-10) -> Minimax:
-    """The real minimax polynomial (coefficients in high precision)."""
+    """The real minimax polynomial (coefficients in high precision).
+
+    When the exchange breaks down (too few alternating extrema on the grid, or a singular
+    reference system: silu on [-1, 1] at degree 4, gelu on [-8, 8] at degree 15), the discrete
+    minimax of ``lawson`` on a dense grid is returned instead (``iterations`` then counts Lawson
+    steps, and ``method`` says "lawson")."""
+    try:
+        return _exchange(f, a, b, monomials, relative, prec, grid, max_iter, tol)
+    except ArithmeticError:  # ZeroDivisionError (singular system) included
+        return lawson(f, a, b, monomials, relative)
+
+
+def lawson(f: MpFunc, a: float | mpf, b: float | mpf, monomials: Sequence[int],
+           relative: bool = False, grid: int = 4000, steps: int = 400) -> Minimax:
+    """Discrete minimax by Lawson's iteration (iteratively reweighted least squares): on a
+    Chebyshev grid of ``grid`` points, weights w <- w |e| / sum(w |e|) after each weighted
+    least-squares solve; the weighted errors converge to equioscillation on the grid.
+
+    The solves are float64 on a basis scaled to [-1, 1] (columns x^k / max|x|^k), enough for
+    coefficients that are then rounded to float32 or narrower; ``error`` is the sup norm in
+    high precision (``sup_error``)."""
+    monomials = list(monomials)
+    with mp.workprec(128):
+        a, b = mpf(a), mpf(b)
+        xs = _grid(a, b, grid, a <= 0 <= b and (relative or all(k > 0 for k in monomials)))
+        fx = [f(x) for x in xs]
+    x64 = np.array([float(x) for x in xs])
+    y64 = np.array([float(v) for v in fx])
+    keep = (y64 != 0) if relative else np.ones(len(x64), bool)
+    x64, y64 = x64[keep], y64[keep]
+    scale = float(max(abs(a), abs(b)))
+    basis = np.stack([(x64 / scale) ** k for k in monomials], axis=1)
+    rel = 1 / np.abs(y64) if relative else np.ones_like(y64)
+    weights = np.full(len(x64), 1 / len(x64))
+    c = np.zeros(len(monomials))
+    for _ in range(steps):
+        sw = np.sqrt(weights) * rel
+        c = np.linalg.lstsq(basis * sw[:, None], y64 * sw, rcond=None)[0]
+        err = np.abs((y64 - basis @ c) * rel)
+        total = float(np.sum(weights * err))
+        if total == 0:
+            break
+        weights = weights * err / total
+    coeffs = [mpf(float(ck)) / mpf(scale) ** k for ck, k in zip(c, monomials, strict=True)]
+    e = (y64 - basis @ c) * rel
+    peaks = [i for i in range(len(e)) if (i == 0 or abs(e[i]) >= abs(e[i - 1]))
+             and (i == len(e) - 1 or abs(e[i]) >= abs(e[i + 1]))]
+    top = sorted(sorted(peaks, key=lambda i: -abs(e[i]))[:len(monomials) + 1])
+    reference = [mpf(float(x64[i])) for i in top]
+    sup = sup_error(f, coeffs, monomials, a, b, relative)
+    return Minimax(coeffs, monomials, (a, b), sup, reference, steps, "lawson")
+
+
+def _exchange(f: MpFunc, a: float | mpf, b: float | mpf, monomials: Sequence[int],
+              relative: bool, prec: int, grid: int, max_iter: int, tol: float) -> Minimax:
     monomials = list(monomials)
     n = len(monomials)
     with mp.workprec(prec):

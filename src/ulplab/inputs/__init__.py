@@ -15,6 +15,26 @@ def exhaustive(fmt: Format, denormals: str = "ieee") -> tuple[np.ndarray, np.nda
     return bits, to_values(read, fmt)
 
 
+INPUT_SETS = ("all", "normal")
+"""``all``: every pattern; ``normal``: +0 and every normal finite value (no -0, subnormal, inf or
+NaN), the 65,025 bfloat16 inputs of seed 002's tanh diagnostic."""
+
+
+def input_set(fmt: Format, which: str) -> np.ndarray:
+    """The patterns of ``fmt`` in the set ``which`` (one of INPUT_SETS), in increasing order."""
+    from ulplab.errors import unknown_choice
+    from ulplab.formats import magnitude
+
+    if which not in INPUT_SETS:
+        raise unknown_choice("input set", which, INPUT_SETS)
+    bits = all_patterns(fmt)
+    if which == "all":
+        return bits
+    mag = magnitude(bits, fmt)
+    keep = ((mag >= fmt.min_normal_bits) & (mag <= fmt.max_bits)) | (bits == 0)
+    return bits[keep]
+
+
 def float32_range(lo_bits: int, hi_bits: int) -> np.ndarray:
     """float32 values whose bit patterns are lo_bits .. hi_bits-1 (a contiguous slice of 2**32)."""
     return np.arange(lo_bits, hi_bits, dtype=np.int64).astype(np.uint32).view(np.float32)

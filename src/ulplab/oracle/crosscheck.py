@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from fractions import Fraction
 
@@ -32,7 +34,7 @@ from mpmath import mp, mpf
 
 from ulplab.formats import Format, all_patterns, get_format, is_finite, to_values
 from ulplab.functions import get_function
-from ulplab.oracle.workers import pool_context, started_without_main, worker_count
+from ulplab.oracle.workers import pool_context, started_without_main, watch_main, worker_count
 
 MAX_PRECISION = 4096
 
@@ -135,8 +137,10 @@ def _chunk(name: str, fmt_name: str, start: int, stop: int) -> tuple[int, np.nda
     return start, np.array([check_value(name, x, fmt) for x in xs.tolist()], dtype=np.int64)
 
 
-def crosscheck_table(name: str, fmt: Format | str, workers: int = 0) -> np.ndarray:
-    """Nearest-even results for every pattern of ``fmt`` by the independent method."""
+def crosscheck_table(name: str, fmt: Format | str, workers: int = 0,
+                     advance: Callable[[int], None] | None = None) -> np.ndarray:
+    """Nearest-even results for every pattern of ``fmt`` by the independent method
+    (``advance(n)`` is called as each chunk of ``n`` patterns is done)."""
     fmt = get_format(fmt)
     step = 2048
     tasks = [(name, fmt.name, s, min(s + step, fmt.n_patterns))
@@ -147,12 +151,17 @@ def crosscheck_table(name: str, fmt: Format | str, workers: int = 0) -> np.ndarr
         for t in tasks:
             s, r = _chunk(*t)
             out[s:s + len(r)] = r
+            if advance is not None:
+                advance(len(r))
     else:
-        with ProcessPoolExecutor(max_workers=n, mp_context=pool_context()) as pool:
+        with ProcessPoolExecutor(max_workers=n, mp_context=pool_context(),
+                                 initializer=watch_main, initargs=(os.getpid(),)) as pool:
             with started_without_main():  # map submits every task, starting the workers
                 results = pool.map(_chunk, *zip(*tasks, strict=True))
             for s, r in results:
                 out[s:s + len(r)] = r
+                if advance is not None:
+                    advance(len(r))
     return out.astype(fmt.uint)
 
 

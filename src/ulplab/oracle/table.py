@@ -16,13 +16,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import os
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 import ulplab
 import ulplab.formats
@@ -41,8 +41,9 @@ from ulplab.formats import (
 )
 from ulplab.functions import get_function
 from ulplab.oracle import cache
-from ulplab.oracle.workers import pool_context, started_without_main, worker_count
+from ulplab.oracle.workers import pool_context, started_without_main, watch_main, worker_count
 from ulplab.oracle.ziv import correctly_rounded_array
+from ulplab.report.progress import progress_bar
 
 CHUNK = 1024
 
@@ -107,10 +108,9 @@ def build(jobs: Sequence[tuple[str, Format]], progress: bool = True) -> None:
              for f, fmt in pending for s in range(0, fmt.n_patterns, CHUNK)]
     total = sum(t[3] - t[2] for t in tasks)
     names = ", ".join(sorted({f"{f}/{fmt.name}" for f, fmt in pending}))
-    columns = (TextColumn("oracle {task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())
-    with Progress(*columns, transient=True, disable=not progress) as bar:
-        task = bar.add_task(names if len(names) < 60 else f"{len(pending)} tables", total=total)
+    with progress_bar(progress) as bar:
+        label = names if len(names) < 60 else f"{len(pending)} tables"
+        task = bar.add_task(f"oracle {label}", total=total)
         workers = worker_count()
         if workers == 1:
             done: Iterable = (_chunk_worker(*t) for t in tasks)
@@ -118,7 +118,8 @@ def build(jobs: Sequence[tuple[str, Format]], progress: bool = True) -> None:
                 results[(f, fname)][:, s:e] = out
                 bar.advance(task, e - s)
         else:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=pool_context()) as pool:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=pool_context(),
+                                     initializer=watch_main, initargs=(os.getpid(),)) as pool:
                 with started_without_main():  # workers start on the first submits
                     futures = {pool.submit(_chunk_worker, *t): t for t in tasks}
                 for fut in as_completed(futures):

@@ -7,7 +7,10 @@ import contextlib
 import multiprocessing
 import multiprocessing.context
 import os
+import signal
 import sys
+import threading
+import time
 import types
 from collections.abc import Iterator
 
@@ -20,8 +23,19 @@ def pool_context() -> multiprocessing.context.BaseContext:
 
 
 def worker_count() -> int:
+    """$ULPLAB_WORKERS processes (at most one per core), or one per core when it is unset or
+    0; a value that is not a whole number is a UsageError."""
+    from ulplab.errors import UsageError
+
     cores = os.cpu_count() or 1
-    asked = int(os.environ.get("ULPLAB_WORKERS", "0") or 0)
+    text = os.environ.get("ULPLAB_WORKERS", "").strip()
+    try:
+        asked = int(text or 0)
+    except ValueError:
+        raise UsageError(f"ULPLAB_WORKERS={text!r}: expected a whole number of processes "
+                         "(0 or unset: one per core)") from None
+    if asked < 0:
+        raise UsageError(f"ULPLAB_WORKERS={text!r}: expected 0 or more processes")
     return max(1, min(cores, asked) if asked > 0 else cores)
 
 
@@ -40,3 +54,24 @@ def started_without_main() -> Iterator[None]:
         yield
     finally:
         sys.modules["__main__"] = real
+
+
+def watch_main(main_pid: int) -> None:
+    """Pool initializer (``initializer=watch_main, initargs=(os.getpid(),)``): once the main
+    process is gone (killed with -9, say), this worker ends its fork server and itself within a
+    second, so no orphan keeps computing."""
+    def watch() -> None:
+        while True:
+            time.sleep(1)
+            try:
+                os.kill(main_pid, 0)
+            except ProcessLookupError:
+                parent = os.getppid()
+                if parent not in (1, main_pid):  # the fork server that started this worker
+                    with contextlib.suppress(OSError):
+                        os.kill(parent, signal.SIGTERM)
+                os._exit(1)
+            except PermissionError:
+                pass  # alive, under another user (a reused pid): keep going
+
+    threading.Thread(target=watch, name="ulplab-watch-main", daemon=True).start()

@@ -3,8 +3,9 @@
 For each backend (``backends.BACKENDS``, plus any ``module:function`` callable): the statistics of
 ``ulplab analyze`` and three behaviours that decide whether results can be trusted:
 
-* DAZ: subnormal inputs read as zero — the backend's result for a subnormal x equals its result
-  for the zero of the same sign while the correctly rounded f(x) differs from f(±0);
+* DAZ: subnormal inputs read as zero — the backend's result for a subnormal x equals its
+  (correct, not NaN) result for the zero of the same sign while the correctly rounded f(x)
+  differs from f(±0);
 * FTZ: subnormal results flushed — the correctly rounded result is subnormal and the backend
   gives a zero;
 * scalar vs vector: one-element calls give other bits than the same inputs inside a long array.
@@ -20,28 +21,57 @@ from typing import Any
 
 import numpy as np
 
-from ulplab.formats import Format, Kind, classify, get_format, magnitude
+from ulplab.errors import UsageError
+from ulplab.formats import (
+    Format,
+    Kind,
+    check_mode,
+    classify,
+    get_format,
+    get_policy,
+    magnitude,
+    to_values,
+)
 from ulplab.functions import get_function
+from ulplab.inputs import input_set
 from ulplab.methods import Method
 from ulplab.peers.backends import BACKENDS, Unavailable, user_callable
+from ulplab.report.progress import steps
 from ulplab.stats import summarize
-from ulplab.sweep import Outputs, compare, method_outputs
+from ulplab.sweep import Outputs, compare, method_outputs, reference
+from ulplab.ulp import NO_INDEX, ordinal_bitwise
 
 SCALAR_SAMPLE = 256
+USER_IDEA = "user callable"
 
 
-def _behaviours(method: Method, out: Outputs, fmt: Format) -> dict[str, Any]:
+def _one_line(exc: BaseException) -> str:
+    """'TypeError: first line of the message' (the type alone when the message is empty)."""
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0][:120]}" if lines else type(exc).__name__
+
+
+def _behaviours(method: Method, out: Outputs, fmt: Format, denormals: str) -> dict[str, Any]:
     bits, got, expected = out.x_bits, out.got, out.expected
     mag = magnitude(bits, fmt)
     sub_in = (mag != 0) & (mag < fmt.min_normal_bits)
-    zero_of = bits.astype(np.int64) & fmt.sign_bit  # index of the zero with the same sign
-    differs = expected != expected[zero_of]
+    where = np.full(fmt.n_patterns, -1, dtype=np.int64)  # pattern -> position in the sweep
+    where[bits.astype(np.int64)] = np.arange(len(bits))
+    zero_at = where[bits.astype(np.int64) & fmt.sign_bit]  # the zero with the same sign
+    has_zero = zero_at >= 0
+    z = np.where(has_zero, zero_at, 0)
+    differs = has_zero & (expected != expected[z])
     daz_cand = sub_in & differs
-    read_as_zero = daz_cand & (got == got[zero_of])
+    # A backend reads x as zero only if it gets f(±0) itself right (as a value: the sign of a
+    # zero result aside): a method that is NaN, or a wrong constant, everywhere repeats its
+    # result for zero without reading anything as zero.
+    zero_right = to_values(got[z], fmt) == to_values(expected[z], fmt)  # NaN != NaN
+    read_as_zero = daz_cand & zero_right & (got == got[z])
     ftz_cand = classify(expected, fmt) == Kind.SUBNORMAL
     flushed = ftz_cand & (classify(got, fmt) == Kind.ZERO)
     idx = np.linspace(0, len(bits) - 1, SCALAR_SAMPLE).astype(np.int64)
-    scalar = np.array([method_outputs(method, fmt, bits=bits[i:i + 1])[1][0] for i in idx])
+    scalar = np.array([method_outputs(method, fmt, denormals, bits=bits[i:i + 1])[1][0]
+                       for i in idx])
     same = (scalar == got[idx]) | ((classify(scalar, fmt) == Kind.NAN) &
                                    (classify(got[idx], fmt) == Kind.NAN))
     return {
@@ -51,45 +81,94 @@ def _behaviours(method: Method, out: Outputs, fmt: Format) -> dict[str, Any]:
     }
 
 
+def ordinal_index(bits: np.ndarray, fmt: Format, ftz: bool) -> np.ndarray:
+    """Position in the ordered finite values, most negative = 0 (seed 002's index: bfloat16
+    under flush-to-zero runs 0xff7f -> 0, 0x0000 -> 32,512, 0x7f7f -> 65,024); -1 for NaN/inf."""
+    lowest = ordinal_bitwise(np.array([fmt.sign_bit | fmt.max_bits]), fmt, ftz)[0]
+    idx = ordinal_bitwise(np.asarray(bits), fmt, ftz)
+    return np.where(idx == NO_INDEX, -1, idx - lowest)
+
+
+def _add_index(stats: dict[str, Any], fmt: Format, ftz: bool) -> None:
+    for key in ("worst", "mismatch_examples"):
+        for w in stats[key]:
+            for field in ("hex", "got_hex", "expected_hex"):
+                if field in w:
+                    name = "x_index" if field == "hex" else field.replace("_hex", "_index")
+                    w[name] = int(ordinal_index(np.array([int(w[field], 16)]), fmt, ftz)[0])
+
+
 def report_card(func: str, fmt: Format | str, backends: Sequence[str] | None = None,
-                callables: Sequence[str] = (), backward: bool = True,
-                worst: int = 8) -> dict[str, Any]:
-    """Every backend over every input of ``fmt``: the JSON of ``ulplab peers``."""
+                callables: Sequence[str] = (), backward: bool = True, worst: int = 8, *,
+                methods: Sequence[Method] = (), rounding: str = "nearest-even",
+                denormals: str = "ieee", inputs: str = "all", via: str | None = None,
+                index: bool = False, progress: bool = False) -> dict[str, Any]:
+    """Every backend over every input of ``fmt`` (or the set ``inputs``): ``ulplab peers``' JSON.
+
+    ``rounding``/``denormals``/``via`` choose the reference (see ``ulplab.sweep.reference``);
+    ``methods`` are registered ulplab methods measured beside the backends; ``index`` adds the
+    ordinal index (0 = most negative finite value) of each worst input and result.
+    """
     fmt = get_format(fmt)
+    check_mode(rounding)
+    policy = get_policy(denormals)
+    bits = None if inputs == "all" else input_set(fmt, inputs)
+    if bits is not None and bits.size == 0:
+        raise UsageError(f"no {inputs} inputs in {fmt.name}")
     names = list(BACKENDS) if backends is None else list(backends)
+    user = [user_callable(spec) for spec in callables]  # import errors surface before any sweep
     rows: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
     derivative = get_function(func).derivative
     passes = [(func, False)] + ([(derivative, True)] if backward and derivative else [])
-    for target, is_backward in passes:
-        candidates: list[tuple[str, Method]] = []
-        for name in names:
-            label = f"{name} (backward)" if is_backward else name
-            try:
-                impl, takes = BACKENDS[name].make(func, fmt, is_backward)
-            except Unavailable as why:
-                skipped.append({"backend": label, "reason": str(why)})
-                continue
-            candidates.append((label, Method(target, label, "peer", BACKENDS[name].describe,
-                                             impl, takes=takes)))
-        if not is_backward:
-            for spec in callables:
-                label, fn = user_callable(spec)
-                candidates.append((label, Method(target, label, "peer", "user callable", fn)))
-        for label, m in candidates:
-            try:
-                with np.errstate(all="ignore"):  # overflow/invalid are results here, not news
-                    out = compare(m, target, fmt, progress=False)
-            except Exception as exc:  # a backend that fails is reported, not fatal
-                skipped.append({"backend": label, "reason": f"failed: {type(exc).__name__}: "
-                                                           f"{str(exc).splitlines()[0][:120]}"})
-                continue
-            stats = summarize(out.x_bits, out.got, out.expected, out.ulp, fmt, (), worst)
-            stats.pop("regions", None)
-            with np.errstate(all="ignore"):
-                behaviours = _behaviours(m, out, fmt)
-            rows.append({"backend": label, "reference": target, **stats, **behaviours})
-    return {"function": func, "format": fmt.name, "backends": rows, "skipped": skipped}
+    planned = len(passes) * len(names) + len(user) + len(methods)
+    with steps(f"peers {func}", planned, progress) as advance:
+        for target, is_backward in passes:
+            candidates: list[tuple[str, Method]] = []
+            for name in names:
+                label = f"{name} (backward)" if is_backward else name
+                try:
+                    impl, takes = BACKENDS[name].make(func, fmt, is_backward)
+                except Unavailable as why:
+                    skipped.append({"backend": label, "reason": str(why)})
+                    advance()
+                    continue
+                candidates.append((label, Method(target, label, "peer", BACKENDS[name].describe,
+                                                 impl, takes=takes)))
+            if not is_backward:
+                candidates += [(label, Method(target, label, "peer", USER_IDEA, fn))
+                               for label, fn in user]
+                candidates += [(m.name, m) for m in methods]
+            expected = None
+            for label, m in candidates:
+                try:
+                    with np.errstate(all="ignore"):  # overflow/invalid are results, not news
+                        if expected is None:
+                            expected = reference(target, fmt, rounding, denormals, bits, False,
+                                                 via)
+                        out = compare(m, target, fmt, rounding, denormals, progress=False,
+                                      bits=bits, expected=expected)
+                except UsageError:
+                    raise
+                except Exception as exc:
+                    reason = f"failed: {_one_line(exc)}"
+                    if m.idea == USER_IDEA:  # the user's own code failing is an error, not a row
+                        raise UsageError(f"--callable {label} {reason}") from None
+                    skipped.append({"backend": label, "reason": reason})  # a backend: reported
+                    advance()
+                    continue
+                stats = summarize(out.x_bits, out.got, out.expected, out.ulp, fmt, (), worst)
+                stats.pop("regions", None)
+                if index:
+                    _add_index(stats, fmt, policy.ftz)
+                with np.errstate(all="ignore"):
+                    behaviours = _behaviours(m, out, fmt, denormals)
+                rows.append({"backend": label, "reference": target, **stats, **behaviours})
+                advance()
+    return {"function": func, "format": fmt.name, "rounding": rounding,
+            "denormals": policy.name, "inputs": inputs, "reference_via": via,
+            "ulp_ordinal": "flush-to-zero" if policy.ftz else "ieee",
+            "backends": rows, "skipped": skipped}
 
 
-__all__ = ["BACKENDS", "report_card"]
+__all__ = ["BACKENDS", "ordinal_index", "report_card"]

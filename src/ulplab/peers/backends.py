@@ -176,14 +176,32 @@ BACKENDS: dict[str, Backend] = {
 
 
 def user_callable(spec: str) -> tuple[str, ArrayFn]:
-    """'module:function' -> a float32 callable."""
+    """'module:function' -> a float32 callable; the module is looked up on the import path and
+    in the current directory. Any failure to get it is a ``UsageError`` naming the spec."""
+    import os
+    import sys
+
     from ulplab.errors import UsageError
 
-    if ":" not in spec:
+    mod, sep, name = spec.partition(":")
+    mod, name = mod.strip(), name.strip()
+    if not sep or not mod or not name:
         raise UsageError(f"--callable {spec!r}: expected module:function")
-    mod, _, name = spec.partition(":")
+    added = os.getcwd() not in sys.path
+    if added:
+        sys.path.insert(0, os.getcwd())
     try:
-        fn = getattr(importlib.import_module(mod), name)
-    except (ImportError, AttributeError) as exc:
-        raise UsageError(f"--callable {spec!r}: {exc}") from None
+        module = importlib.import_module(mod)
+    except Exception as exc:  # SyntaxError, ImportError, whatever the module raises on import
+        lines = str(exc).strip().splitlines()
+        why = f"{type(exc).__name__}: {lines[0][:120]}" if lines else type(exc).__name__
+        raise UsageError(f"--callable {spec!r}: importing {mod} failed: {why}") from None
+    finally:
+        if added:
+            sys.path.remove(os.getcwd())
+    fn = getattr(module, name, None)
+    if fn is None:
+        raise UsageError(f"--callable {spec!r}: module {mod} has no attribute {name!r}")
+    if not callable(fn):
+        raise UsageError(f"--callable {spec!r}: {name} is a {type(fn).__name__}, not a function")
     return spec, fn

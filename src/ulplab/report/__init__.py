@@ -6,51 +6,126 @@ import csv
 import io
 import json
 import math
+import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from ulplab.errors import UsageError
 
 
-def console() -> Console:
+class _WholeTables(Console):
+    """A console that never cuts a table: one whose columns cannot shrink to the terminal
+    (every column is at least as wide as its widest word) is printed at its own minimum width,
+    lines uncropped, so the terminal wraps them instead of rich truncating a figure."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        for o in objects:
+            if isinstance(o, Table) and "width" not in kwargs:
+                width = self.width
+                for _ in range(4):  # the widths rich will pick, and the width they need
+                    try:  # rich's own layout (private API; rich 15 here)
+                        widths = o._calculate_column_widths(self, self.options.update_width(width))
+                        need = sum(widths) + o._extra_width
+                    except AttributeError:
+                        break
+                    if need <= width:
+                        break
+                    width = need
+                if width > self.width:
+                    super().print(o, width=width, crop=False, **kwargs)
+                    continue
+            super().print(o, **kwargs)
+
+
+def console(width: int | None = None) -> Console:
     """Terminal width when there is a terminal, else wide enough for every table (220)."""
-    return Console(highlight=False, soft_wrap=False,
-                   width=shutil.get_terminal_size((220, 24)).columns)
+    return _WholeTables(highlight=False, soft_wrap=False,
+                        width=width or shutil.get_terminal_size((220, 24)).columns)
+
+
+def _pct(fraction: float, digits: int = 2) -> str:
+    """A share as a percentage that never rounds to 100 % or 0 % unless it is exactly that:
+    more digits until it does not (1 - 2/65536 is 99.997%, not 100.00%)."""
+    for d in range(digits, 9):
+        text = f"{100 * fraction:.{d}f}"
+        if (fraction < 1 and float(text) >= 100) or (fraction > 0 and float(text) == 0):
+            continue
+        return text + "%"
+    return f"{100 * fraction:.2e}%"
+
+
+def _mean(v: float, digits: int) -> str:
+    """A mean ULP with ``digits`` decimals, in e-notation when those would show 0 for v > 0."""
+    text = f"{v:.{digits}f}"
+    return f"{v:.1e}" if v > 0 and float(text) == 0 else text
 
 
 def _fmt_mean(v: float) -> str:
-    return f"{v:.3f}" if v < 100 else f"{v:.1f}"
+    return _mean(v, 3) if v < 100 else f"{v:.1f}"
 
 
-def analysis_table(result: dict[str, Any]) -> Table:
-    """The seed's layout: Mean, Max, then mean/max per region; rows sorted by max ULP."""
+def _figure_column(t: Table, header: str, cells: Sequence[str], justify: str = "right") -> None:
+    """A column as wide as its widest word, whose words never wrap, fold or get an ellipsis."""
+    widest = max([len(w) for c in cells for w in c.split()] +
+                 [len(w) for w in header.split()] + [1])
+    one_word = all(len(c.split()) <= 1 for c in cells)  # figures: never wrapped; text wraps
+    t.add_column(header, justify=justify, min_width=widest, no_wrap=one_word,  # type: ignore[arg-type]
+                 overflow="fold")
+
+
+def _table(title: str, columns: Sequence[tuple[str, str]], rows: Sequence[Sequence[str]]) -> Table:
+    """A compact table (no vertical rules): every column sized so no word is ever cut."""
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+              collapse_padding=True)
+    for i, (header, justify) in enumerate(columns):
+        _figure_column(t, header, [r[i] for r in rows], justify)
+    for r in rows:
+        t.add_row(*r)
+    return t
+
+
+def _worst_region(m: dict[str, Any]) -> str:
+    regs = m["regions"]
+    if not regs:
+        return "-"
+    name = max(regs, key=lambda n: (regs[n]["max_ulp"], regs[n]["mean_ulp"]))
+    return f"{name} {regs[name]['max_ulp']}"
+
+
+def analysis_table(result: dict[str, Any], details: bool = False) -> Table:
+    """Rows sorted by max ULP: mean, max, exact, <=1, NaN/inf disagreements and the region with
+    the largest error; ``details`` adds mean/max per region (the seed's wide layout)."""
     regions = [r["name"] for r in result["regions"]]
     which = (f"every {result['format']} input" if result.get("inputs", "exhaustive") ==
              "exhaustive" else f"{result['inputs']} {result['format']} inputs")
     title = (f"{result['function']} on {which} "
              f"(oracle: {result['rounding']}, denormals: {result['denormals']})")
-    t = Table(title=title, title_justify="left")
-    t.add_column("Method")
-    for col in ("Mean", "Max", "Exact", "<=1", "NaN!", "Inf!"):
-        t.add_column(col, justify="right")
-    for name in regions:
-        t.add_column(f"{name}\nmean", justify="right", style="dim")
-        t.add_column(f"{name}\nmax", justify="right")
-    rows = sorted(result["methods"], key=lambda m: (m["max_ulp"], m["mean_ulp"], m["method"]))
-    for m in rows:
-        cells = [m["method"], _fmt_mean(m["mean_ulp"]), str(m["max_ulp"]),
-                 f"{100 * m['exact_fraction']:.2f}%", f"{100 * m['within1_fraction']:.2f}%",
-                 str(m["nan_mismatches"]), str(m["inf_mismatches"])]
+    columns = [("Method", "left"), ("Mean", "right"), ("Max", "right"), ("Exact", "right"),
+               ("<=1", "right"), ("NaN!", "right"), ("Inf!", "right")]
+    if details:
         for name in regions:
-            r = m["regions"][name]
-            cells += [_fmt_mean(r["mean_ulp"]), str(r["max_ulp"])]
-        t.add_row(*cells)
-    return t
+            columns += [(f"{name} mean", "right"), (f"{name} max", "right")]
+    else:
+        columns.append(("worst region", "left"))
+    rows = []
+    for m in sorted(result["methods"], key=lambda m: (m["max_ulp"], m["mean_ulp"], m["method"])):
+        cells = [m["method"], _fmt_mean(m["mean_ulp"]), str(m["max_ulp"]),
+                 _pct(m["exact_fraction"]), _pct(m["within1_fraction"]),
+                 str(m["nan_mismatches"]), str(m["inf_mismatches"])]
+        if details:
+            for name in regions:
+                r = m["regions"][name]
+                cells += [_fmt_mean(r["mean_ulp"]), str(r["max_ulp"])]
+        else:
+            cells.append(_worst_region(m))
+        rows.append(cells)
+    return _table(title, columns, rows)
 
 
 def method_detail(m: dict[str, Any], fmt_name: str) -> list[Table]:
@@ -59,9 +134,9 @@ def method_detail(m: dict[str, Any], fmt_name: str) -> list[Table]:
     head = Table(title=f"{m['method']}: {m['count']} finite results", title_justify="left")
     for col in ("Max", "Mean", "P50", "P90", "P99", "Exact", "<=1 ULP", "NaN!", "Inf!"):
         head.add_column(col, justify="right")
-    head.add_row(str(m["max_ulp"]), f"{m['mean_ulp']:.4f}", str(p["p50"]), str(p["p90"]),
-                 str(p["p99"]), f"{100 * m['exact_fraction']:.4f}%",
-                 f"{100 * m['within1_fraction']:.4f}%", str(m["nan_mismatches"]),
+    head.add_row(str(m["max_ulp"]), _mean(m["mean_ulp"], 4), str(p["p50"]), str(p["p90"]),
+                 str(p["p99"]), _pct(m["exact_fraction"], 4),
+                 _pct(m["within1_fraction"], 4), str(m["nan_mismatches"]),
                  str(m["inf_mismatches"]))
     hist = Table(title="ULP distribution", title_justify="left")
     for col in ("ULP", "Count", "Share"):
@@ -113,11 +188,11 @@ def check_writable(path: str | Path) -> Path:
         raise UsageError(f"cannot write {p}: it is a directory")
     if not parent.is_dir():
         raise UsageError(f"cannot write {p}: directory {parent} does not exist")
-    try:
-        with open(p, "ab"):
-            pass
-    except OSError as exc:
-        raise UsageError(f"cannot write {p}: {exc.strerror}") from None
+    # ask, without creating anything: a failed run leaves no empty file behind
+    if p.exists() and not os.access(p, os.W_OK):
+        raise UsageError(f"cannot write {p}: permission denied")
+    if not p.exists() and not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write {p}: directory {parent} is not writable")
     return p
 
 
@@ -154,48 +229,65 @@ def analysis_csv(result: dict[str, Any]) -> str:
     return buf.getvalue()
 
 
+def _value(v: float, hexbits: str, index: int | None) -> str:
+    """'0.000352859 0x39b9' (and '#47545' with the ordinal index): one word per figure."""
+    return f"{v:.6g} {hexbits}" + ("" if index is None else f" #{index}")
+
+
 def peers_tables(card: dict[str, Any]) -> list[Table]:
-    """The tanh-diagnostic layout: summary, distribution, sample values with the worst errors."""
+    """The tanh-diagnostic layout: summary, behaviours, distribution (counts and shares of all
+    inputs), sample values with the worst errors; each fits an 80-column terminal."""
     rows = card["backends"]
-    head = Table(title=f"{card['function']} on every {card['format']} input: report card",
-                 title_justify="left")
-    for col in ("backend", "vs", "Max", "Mean", "Exact", "<=1", "NaN!", "Inf!", "DAZ", "FTZ",
-                "scalar!=vector"):
-        head.add_column(col, justify="left" if col in ("backend", "vs") else "right")
+    inputs = card.get("inputs", "all")
+    ref = f"{card.get('rounding', 'nearest-even')}"
+    if card.get("reference_via"):
+        ref = f"via {card['reference_via']}, then {ref}"
+    which = "every" if inputs == "all" else f"the {inputs}"
+    summary = [[r["backend"], r["reference"], f"{r['inputs']:,}", str(r["max_ulp"]),
+                _mean(r["mean_ulp"], 4) if r["mean_ulp"] < 100 else f"{r['mean_ulp']:.1f}",
+                _pct(r["exact_fraction"]), _pct(r["within1_fraction"]),
+                str(r["nan_mismatches"]), str(r["inf_mismatches"])] for r in rows]
+    tables = [_table(f"{card['function']} on {which} {card['format']} inputs: report card "
+                     f"(reference: {ref}, denormals: {card.get('denormals', 'ieee')})",
+                     [("backend", "left"), ("vs", "left"), ("inputs", "right"),
+                      ("Max", "right"), ("Mean", "right"), ("Exact", "right"), ("<=1", "right"),
+                      ("NaN!", "right"), ("Inf!", "right")], summary)]
+    behave = [[r["backend"], f"{r['daz']['read_as_zero']}/{r['daz']['subnormal_inputs']}",
+               f"{r['ftz']['flushed']}/{r['ftz']['subnormal_results']}",
+               f"{r['scalar_vs_vector']['mismatches']}/{r['scalar_vs_vector']['checked']}"]
+              for r in rows]
+    tables.append(_table("behaviours: subnormal inputs read as zero (DAZ), subnormal results "
+                         "flushed (FTZ), one-element calls that differ", [
+                             ("backend", "left"), ("DAZ", "right"), ("FTZ", "right"),
+                             ("scalar!=vector", "right")], behave))
+    dist = []
     for r in rows:
-        daz, ftz, sv = r["daz"], r["ftz"], r["scalar_vs_vector"]
-        head.add_row(r["backend"], r["reference"], str(r["max_ulp"]), _fmt_mean(r["mean_ulp"]),
-                     f"{100 * r['exact_fraction']:.2f}%", f"{100 * r['within1_fraction']:.2f}%",
-                     str(r["nan_mismatches"]), str(r["inf_mismatches"]),
-                     f"{daz['read_as_zero']}/{daz['subnormal_inputs']}",
-                     f"{ftz['flushed']}/{ftz['subnormal_results']}",
-                     f"{sv['mismatches']}/{sv['checked']}")
-    tables = [head]
-    labels: list[str] = []
-    for r in rows:
-        for k in r["histogram"]:
-            if k not in labels:
-                labels.append(k)
-    dist = Table(title="ULP distribution (share of finite results)", title_justify="left")
-    dist.add_column("backend")
-    for k in labels:
-        dist.add_column(k, justify="right")
-    for r in rows:
-        dist.add_row(r["backend"], *[f"{100 * r['histogram'].get(k, 0) / max(r['count'], 1):.2f}%"
-                                     if r["histogram"].get(k, 0) else "" for k in labels])
-    tables.append(dist)
-    worst = Table(title="Sample values with the worst errors", title_justify="left")
-    for col in ("backend", "x", "got", "expected", "ULP"):
-        worst.add_column(col, justify="right" if col != "backend" else "left")
+        for label, count in r["histogram"].items():
+            if count:
+                dist.append([r["backend"], label, f"{count:,}",
+                             _pct(count / max(r["inputs"], 1))])
+        bad = r["nan_mismatches"] + r["inf_mismatches"]
+        if bad:
+            dist.append([r["backend"], "NaN/inf!", f"{bad:,}",
+                         _pct(bad / max(r["inputs"], 1))])
+    tables.append(_table("ULP distribution (share of all inputs)",
+                         [("backend", "left"), ("ULP", "right"), ("count", "right"),
+                          ("share", "right")], dist))
+    worst = []
     for r in rows:
         for w in r["worst"][:4]:
-            worst.add_row(r["backend"], f"{w['x']:.6g} ({w['hex']})",
-                          f"{w['got']:.6g} ({w['got_hex']})",
-                          f"{w['expected']:.6g} ({w['expected_hex']})", str(w["ulp"]))
+            worst.append([r["backend"], _value(w["x"], w["hex"], w.get("x_index")),
+                          _value(w["got"], w["got_hex"], w.get("got_index")),
+                          _value(w["expected"], w["expected_hex"], w.get("expected_index")),
+                          str(w["ulp"])])
         for w in r["mismatch_examples"][:2]:
-            worst.add_row(r["backend"], f"{w['x']:.6g} ({w['hex']})", w["got_hex"],
-                          w["expected_hex"], "NaN/inf")
-    tables.append(worst)
+            worst.append([r["backend"], _value(w["x"], w["hex"], w.get("x_index")),
+                          w["got_hex"], w["expected_hex"], "NaN/inf"])
+    index = " (#: ordinal index, 0 = most negative finite)" if any(
+        "x_index" in w for r in rows for w in r["worst"]) else ""
+    tables.append(_table(f"Sample values with the worst errors{index}",
+                         [("backend", "left"), ("x", "right"), ("got", "right"),
+                          ("expected", "right"), ("ULP", "right")], worst))
     if card["skipped"]:
         tables.append(simple_table("skipped", ["backend", "reason"],
                                    [[s["backend"], s["reason"]] for s in card["skipped"]]))
@@ -203,12 +295,8 @@ def peers_tables(card: dict[str, Any]) -> list[Table]:
 
 
 def simple_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> Table:
-    t = Table(title=title, title_justify="left")
-    for c in columns:
-        t.add_column(c)
-    for r in rows:
-        t.add_row(*[str(c) for c in r])
-    return t
+    """Left-aligned cells; a column is never narrower than its widest word (see ``_table``)."""
+    return _table(title, [(c, "left") for c in columns], [[str(c) for c in r] for r in rows])
 
 
 __all__ = ["analysis_csv", "analysis_table", "check_writable", "console", "method_detail",

@@ -1,7 +1,10 @@
 """Stage: statistics of a sweep. ULP distribution, regions, worst inputs, NaN/inf disagreements.
 
-NaN and infinity disagreements are counted apart and never enter a mean: ULP statistics are over
-the inputs where both the result and the reference are finite.
+Every fraction (exact, within 1 ULP) is over ALL inputs compared (``inputs``): a NaN or infinity
+disagreement is neither exact nor within 1 ULP, while a NaN against a NaN and an infinity against
+the same infinity are exact. NaN and infinity disagreements are counted apart
+(``nan_mismatches``, ``inf_mismatches``) and never enter a mean: max, mean, percentiles and the
+histogram are over the ``count`` inputs where both the result and the reference are finite.
 """
 
 from __future__ import annotations
@@ -43,30 +46,40 @@ def hex_bits(b: int, fmt: Format) -> str:
 
 def summarize(x_bits: np.ndarray, got: np.ndarray, expected: np.ndarray, ulp: np.ndarray,
               fmt: Format, regions: Sequence[Region] = (), worst: int = 10) -> dict[str, Any]:
-    """Statistics of one method's sweep. ``ulp`` is -1 where a side is NaN or infinite."""
+    """Statistics of one method's sweep. ``ulp`` is -1 where a side is NaN or infinite.
+
+    Raises ``ValueError`` on an empty sweep: no inputs measure nothing, not "100 % exact".
+    """
+    total = int(np.asarray(x_bits).size)
+    if total == 0:
+        raise ValueError("no inputs to summarize")
     kg, ke = classify(got, fmt), classify(expected, fmt)
     nan_g, nan_e = kg == Kind.NAN, ke == Kind.NAN
     nan_mismatch = nan_g != nan_e
     inf_pair = ~nan_g & ~nan_e & ((kg == Kind.INF) | (ke == Kind.INF))
     inf_mismatch = inf_pair & (np.asarray(got) != np.asarray(expected))
+    same_nonfinite = (nan_g & nan_e) | (inf_pair & ~inf_mismatch)
     finite = ulp >= 0
     u = ulp[finite]
     n = int(u.size)
-    out: dict[str, Any] = {"count": n}
+    agree = int(same_nonfinite.sum())
+    out: dict[str, Any] = {
+        "inputs": total, "count": n,
+        "exact_fraction": (int(np.count_nonzero(u == 0)) + agree) / total,
+        "within1_fraction": (int(np.count_nonzero(u <= 1)) + agree) / total,
+    }
     if n:
         mx = int(u.max())
         out.update(
             max_ulp=mx,
             mean_ulp=float(u.mean()),
-            exact_fraction=float(np.mean(u == 0)),
-            within1_fraction=float(np.mean(u <= 1)),
             percentiles=_percentiles(u, (50, 90, 99)),
             histogram={_label(lo, hi): int(np.count_nonzero((u >= lo) & (u <= hi)))
                        for lo, hi in histogram_edges(mx)},
         )
     else:
-        out.update(max_ulp=0, mean_ulp=0.0, exact_fraction=1.0, within1_fraction=1.0,
-                   percentiles={"p50": 0, "p90": 0, "p99": 0}, histogram={})
+        out.update(max_ulp=0, mean_ulp=0.0, percentiles={"p50": 0, "p90": 0, "p99": 0},
+                   histogram={})
     out["nan_mismatches"] = int(nan_mismatch.sum())
     out["inf_mismatches"] = int(inf_mismatch.sum())
     xs = to_values(x_bits, fmt)

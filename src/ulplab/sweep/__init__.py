@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ulplab import inputs
+from ulplab.errors import UsageError
 from ulplab.formats import (
     Format,
     check_mode,
@@ -83,18 +84,37 @@ def method_outputs(method: Method, fmt: Format, denormals: str = "ieee",
 
 
 def reference(function: str, fmt: Format, rounding: str, denormals: str,
-              bits: np.ndarray | None, progress: bool = True) -> np.ndarray:
-    """The oracle's results: the cached exhaustive table, or Arb evaluations of ``bits``."""
+              bits: np.ndarray | None, progress: bool = True, via: str | None = None) -> np.ndarray:
+    """The oracle's results: the cached exhaustive table, or Arb evaluations of ``bits``.
+
+    ``via``: a wider format the truth is first rounded to (nearest-even) before ``rounding``
+    takes it to ``fmt`` — a reference computed in float and then converted, as seed 002's
+    (MPFR -> float -> truncated to bfloat16). Rounding twice is not correct rounding; it is the
+    reference such a report used, reproduced on purpose.
+    """
+    if via is not None:
+        return _reference_via(function, fmt, rounding, denormals, bits, get_format(via))
     if bits is None:
         return oracle_table(function, fmt, rounding, denormals, progress=progress)
     values = to_values(np.asarray(bits).astype(fmt.uint), fmt)
     return evaluate(function, values, fmt, rounding, denormals)
 
 
+def _reference_via(function: str, fmt: Format, rounding: str, denormals: str,
+                   bits: np.ndarray | None, wide: Format) -> np.ndarray:
+    if wide.precision <= fmt.precision:
+        raise UsageError(f"a reference via {wide.name} needs a format wider than {fmt.name}")
+    policy = get_policy(denormals)
+    bits, values = _inputs(fmt, denormals, bits)  # under DAZ subnormals already read as zero
+    inner = evaluate(function, values, wide, "nearest-even", "ieee")
+    out = round_to_format(to_values(inner, wide), fmt, check_mode(rounding))
+    return flush_subnormals(out, fmt) if policy.ftz else out
+
+
 def compare(method: Method, function: str, fmt: Format | str, rounding: str = "nearest-even",
             denormals: str = "ieee", output_rounding: str = "nearest-even",
             progress: bool = True, bits: np.ndarray | None = None,
-            expected: np.ndarray | None = None) -> Outputs:
+            expected: np.ndarray | None = None, via: str | None = None) -> Outputs:
     """One method against the oracle: every input of ``fmt``, or the patterns ``bits``.
 
     Both ULP calculators run on exhaustive formats and must agree; float32 has only the bitwise
@@ -104,7 +124,7 @@ def compare(method: Method, function: str, fmt: Format | str, rounding: str = "n
     if bits is None and not fmt.exhaustive:
         raise ValueError(f"{fmt.name} needs sampled inputs (bits=...)")
     if expected is None:
-        expected = reference(function, fmt, rounding, denormals, bits, progress)
+        expected = reference(function, fmt, rounding, denormals, bits, progress, via)
     bits, got = method_outputs(method, fmt, denormals, output_rounding, bits)
     ftz = get_policy(denormals).ftz
     ulp = ulp_distance(got, expected, fmt, ftz=ftz)
@@ -148,4 +168,4 @@ def analyze(methods: Sequence[Method], function: str, fmt: Format | str,
     }
 
 
-__all__ = ["Outputs", "analyze", "compare", "method_outputs"]
+__all__ = ["Outputs", "analyze", "compare", "method_outputs", "reference"]

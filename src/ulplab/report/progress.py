@@ -1,0 +1,34 @@
+"""Progress bars on standard error (rich), transient, off with ``--quiet``.
+
+Standard output keeps only the tables, so ``ulplab ... > report.txt`` holds no bar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+
+def progress_bar(enabled: bool = True) -> Progress:
+    """A rich Progress on standard error, disabled (draws nothing) when ``enabled`` is False."""
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=Console(stderr=True), transient=True,
+                    disable=not enabled)
+
+
+@contextmanager
+def steps(description: str, total: int, enabled: bool = True) -> Iterator[Callable[..., None]]:
+    """``with steps("peers tanh", 12) as advance: ... advance()`` — one bar of ``total`` steps."""
+    with progress_bar(enabled) as bar:
+        task = bar.add_task(description, total=total)
+
+        def advance(n: int = 1) -> None:
+            bar.advance(task, n)
+
+        yield advance
+
+
+__all__ = ["progress_bar", "steps"]
