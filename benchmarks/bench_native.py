@@ -12,6 +12,8 @@ same run on the same array, each call writing a fresh output array. Columns:
   flags as det (-O3 -ffp-contract=off and the variant's -march) and called the same way;
 * numpy: NumPy's ufunc (exp, log, sin, cos, tanh), or for the activations the NumPy expression
   of the same textbook formula (for gelu the tanh form, NumPy having no erf).
+Then the drop-in API on a bfloat16 PyTorch CPU tensor of 2^24 elements: ``det.gelu(t)`` (the
+exact lookup) against ``torch.nn.functional.gelu(t)`` on the same tensor (torch's own threads).
 """
 
 from __future__ import annotations
@@ -102,6 +104,24 @@ def main() -> None:
             t_np = median_time(NUMPY[func], x, args.runs)
         print(f"{func:<9} {n / t_det / 1e6:8.0f} {n / t_glibc / 1e6:8.0f} {n / t_np / 1e6:8.0f} "
               f"{t_det / t_glibc:15.2f} {t_det / t_np:15.2f}", flush=True)
+
+    bfloat16_torch(n, args.runs)
+
+
+def bfloat16_torch(n: int, runs: int) -> None:
+    try:
+        import torch
+    except ImportError:
+        print("torch not installed: no bfloat16 tensor row")
+        return
+    from ulplab import det
+
+    t = (torch.rand(n, generator=torch.Generator().manual_seed(0)) * 16 - 8).to(torch.bfloat16)
+    t_det = median_time(det.gelu, t, runs)
+    t_torch = median_time(torch.nn.functional.gelu, t, runs)
+    print(f"bfloat16 torch CPU tensor, n = {n}, {torch.get_num_threads()} torch threads: "
+          f"det.gelu {t_det * 1e3:.1f} ms, F.gelu {t_torch * 1e3:.1f} ms, "
+          f"ratio {t_det / t_torch:.2f}")
 
 
 if __name__ == "__main__":
