@@ -191,11 +191,19 @@ gelu = _make("gelu")
 gelu_tanh = _make("gelu_tanh")
 
 
+def softmax(x: Any) -> Any:
+    """Deterministic softmax over the last axis (float32; ``ulplab.export.softmax``): a fixed
+    pairwise summation order and det exp, the same bits in NumPy, PyTorch, JAX and C."""
+    from ulplab.export.softmax import softmax as run
+
+    return run(x)
+
+
 def sincos(x: Any, rounding: str = "odd") -> tuple[Any, Any]:
     """(det sin(x), det cos(x)): the bits of ``sin`` and ``cos``."""
     return apply("sin", x, rounding), apply("cos", x, rounding)
 
 
 __all__ = ["FUNCTIONS", "NARROW", "apply", "cos", "erf", "exp", "exp2", "float32_kernel",
-           "gelu", "gelu_tanh", "log", "log2", "sigmoid", "silu", "sin", "sincos", "softplus",
-           "table", "tanh"]
+           "gelu", "gelu_tanh", "log", "log2", "sigmoid", "silu", "sin", "sincos", "softmax",
+           "softplus", "table", "tanh"]

@@ -88,6 +88,12 @@ def best_variant() -> str:
 def build(func: str, variant: str | None = None) -> Path:
     """The shared library of ``func``'s C export for ``variant``, built if not yet cached."""
     from ulplab.export import export_source
+
+    return build_source(func, export_source(func, "c"), variant)
+
+
+def build_source(name: str, src: str, variant: str | None = None) -> Path:
+    """The shared library built from C source ``src`` for ``variant`` (cached by source hash)."""
     from ulplab.oracle.cache import cache_dir
 
     variant = variant or best_variant()
@@ -95,19 +101,18 @@ def build(func: str, variant: str | None = None) -> Path:
         raise UsageError(f"unknown build variant {variant!r}; valid: {', '.join(VARIANTS)}")
     cc = compiler()
     flags = [*BASE_FLAGS, *VARIANTS[variant][0]]
-    src = export_source(func, "c")
     key = hashlib.sha256("\0".join([src, _compiler_id(cc), *flags]).encode()).hexdigest()[:24]
-    target = cache_dir() / "native" / f"{func}-{variant}-{key}.so"
+    target = cache_dir() / "native" / f"{name}-{variant}-{key}.so"
     if target.exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as tmp:
-        c_path, so_path = Path(tmp) / f"{func}.c", Path(tmp) / f"{func}.so"
+        c_path, so_path = Path(tmp) / f"{name}.c", Path(tmp) / f"{name}.so"
         c_path.write_text(src)
         res = subprocess.run([cc, *flags, str(c_path), "-o", str(so_path), "-lm"],
                              capture_output=True, text=True, check=False)
         if res.returncode != 0:
-            raise RuntimeError(f"building {func} ({variant}) failed: {res.stderr.strip()[:500]}")
+            raise RuntimeError(f"building {name} ({variant}) failed: {res.stderr.strip()[:500]}")
         os.replace(so_path, target)
     return target
 
@@ -144,4 +149,4 @@ def kernel(func: str, variant: str | None = None) -> NativeKernel:
     return run
 
 
-__all__ = ["VARIANTS", "best_variant", "build", "kernel", "runnable_variants"]
+__all__ = ["VARIANTS", "best_variant", "build", "build_source", "kernel", "runnable_variants"]
