@@ -29,10 +29,11 @@ from ulplab.export.emit_py import emit_python
 from ulplab.export.trace import trace
 from ulplab.formats import EXHAUSTIVE_FORMATS, get_format
 
-LANGS = ("c", "numpy", "torch", "jax")
+LANGS = ("c", "numpy", "torch", "jax", "cuda")
 DEFAULT_BACKENDS = ("numpy", "torch", "jax", "c")
 C_VARIANT_BACKENDS = ("c-avx512", "c-avx2", "c-portable", "c-O0")
-BACKENDS = DEFAULT_BACKENDS + C_VARIANT_BACKENDS
+GPU_BACKENDS = ("torch-cuda", "cuda", "triton")
+BACKENDS = DEFAULT_BACKENDS + C_VARIANT_BACKENDS + GPU_BACKENDS
 
 Kernel = Callable[[np.ndarray], np.ndarray]
 
@@ -65,6 +66,15 @@ def header(func: str, lang: str) -> str:
                   "(no contraction into FMA; fmaf is called where the kernel says FMA;",
                   "the loop vectorizes: selects are bit masks, tables are gathers).",
                   f"Entry point: void ulplab_{func}(const float *x, float *y, long n);"]
+    elif lang == "cuda":
+        lines += ["Build with: nvcc -O3 -fmad=false -ftz=false -prec-div=true -prec-sqrt=true "
+                  "-c this.cu (every float",
+                  "operation is an _rn intrinsic, never contracted; subnormals are built from "
+                  "integers as on the CPU).",
+                  f'Entry point: extern "C" __global__ void ulplab_{func}(const float *x, '
+                  "float *y, long n); one thread per element.",
+                  "Status: compiled with nvcc here (nvcc -ptx); not yet run on a GPU by ulplab's "
+                  "tests."]
     else:
         lines.append("Entry point: kernel(x) -> float32 array/tensor.")
     return "\n".join(lines)
@@ -74,8 +84,8 @@ def export_source(func: str, lang: str) -> str:
     if lang not in LANGS:
         raise unknown_choice("language", lang, LANGS)
     graph = trace(det_kernel(func))
-    if lang == "c":
-        return emit_c(graph, f"ulplab_{func}", header(func, lang))
+    if lang in ("c", "cuda"):
+        return emit_c(graph, f"ulplab_{func}", header(func, lang), dialect=lang)
     return emit_python(graph, lang, header(func, lang))
 
 
@@ -86,6 +96,21 @@ def _build_dir() -> Path:
     if not _BUILD_DIR:
         _BUILD_DIR.append(Path(tempfile.mkdtemp(prefix="ulplab-export-")))
     return _BUILD_DIR[0]
+
+
+def _python_module(func: str, lang: str) -> Any:
+    """The NumPy/PyTorch/JAX export of ``func`` imported as a module (its ``kernel``)."""
+    name = f"ulplab_export_{func}_{lang}"
+    if name in sys.modules:
+        return sys.modules[name]
+    path = _build_dir() / f"{name}.py"
+    path.write_text(export_source(func, lang))
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def load(func: str, backend: str) -> Kernel:
@@ -100,16 +125,9 @@ def load(func: str, backend: str) -> Kernel:
             raise RuntimeError(f"this CPU cannot run the {variant} build "
                                f"(needs {', '.join(native.VARIANTS[variant][1])})")
         return native.kernel(func, variant)
-    src = export_source(func, backend)
-    d = _build_dir()
-    path = d / f"ulplab_{func}_{backend}.py"
-    path.write_text(src)
-    name = f"ulplab_export_{func}_{backend}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+    if backend in GPU_BACKENDS:
+        return _load_gpu(func, backend)
+    module = _python_module(func, backend)
     if backend == "torch":
         import torch
 
@@ -124,6 +142,59 @@ def load(func: str, backend: str) -> Kernel:
 
         return run_jax
     return module.kernel
+
+
+def _cuda_device_or_reason() -> None:
+    try:
+        import torch
+    except ImportError as exc:
+        raise RuntimeError("PyTorch is not installed: no CUDA backend") from exc
+    if not torch.cuda.is_available():
+        raise RuntimeError("no CUDA GPU on this machine (torch.cuda.is_available() is False)")
+
+
+_CUDA_LAUNCHER = """
+torch::Tensor run(torch::Tensor x) {
+    auto y = torch::empty_like(x);
+    const long n = x.numel();
+    const long blocks = (n + 255) / 256;
+    if (n > 0) KERNEL<<<blocks, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
+    return y;
+}
+"""
+
+
+def _load_gpu(func: str, backend: str) -> Kernel:
+    """torch-cuda: the PyTorch export on a CUDA tensor; cuda: the CUDA C export built with nvcc
+    (through torch.utils.cpp_extension) and launched one thread per element; triton: not
+    offered yet (ulplab has no Triton emitter)."""
+    if backend == "triton":
+        raise RuntimeError("ulplab has no Triton export yet (planned: ulplab export --lang "
+                           "triton with enable_fp_fusion=False and tl.fma)")
+    _cuda_device_or_reason()
+    import torch
+
+    if backend == "torch-cuda":
+        module = _python_module(func, "torch")
+
+        def run_torch_cuda(x: np.ndarray) -> np.ndarray:
+            t = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32).copy()).cuda()
+            return module.kernel(t).cpu().numpy()
+
+        return run_torch_cuda
+    from torch.utils.cpp_extension import load_inline
+
+    ext = load_inline(name=f"ulplab_{func}_cuda", cpp_sources="torch::Tensor run(torch::Tensor x);",
+                      cuda_sources=export_source(func, "cuda")
+                      + _CUDA_LAUNCHER.replace("KERNEL", f"ulplab_{func}"),
+                      functions=["run"], extra_cuda_cflags=["-O3", "-fmad=false", "-ftz=false",
+                                                            "-prec-div=true", "-prec-sqrt=true"])
+
+    def run_cuda(x: np.ndarray) -> np.ndarray:
+        t = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32).copy()).cuda()
+        return ext.run(t).cpu().numpy()
+
+    return run_cuda
 
 
 def input_sets(samples: int = 10_000_000, seed: int = 2026) -> dict[str, np.ndarray]:
@@ -222,5 +293,6 @@ def write_export(func: str, lang: str, path: str | None) -> str:
     return src
 
 
-__all__ = ["BACKENDS", "C_VARIANT_BACKENDS", "DEFAULT_BACKENDS", "LANGS", "determinism",
+__all__ = ["BACKENDS", "C_VARIANT_BACKENDS", "DEFAULT_BACKENDS", "GPU_BACKENDS", "LANGS",
+           "determinism",
            "export_source", "golden_hash", "input_sets", "load", "write_export", "write_golden"]
