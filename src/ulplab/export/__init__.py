@@ -166,11 +166,11 @@ torch::Tensor run(torch::Tensor x) {
 
 def _load_gpu(func: str, backend: str) -> Kernel:
     """torch-cuda: the PyTorch export on a CUDA tensor; cuda: the CUDA C export built with nvcc
-    (through torch.utils.cpp_extension) and launched one thread per element; triton: not
-    offered yet (ulplab has no Triton emitter)."""
+    (through torch.utils.cpp_extension) and launched one thread per element (neither has run
+    on a GPU in ulplab's tests: none was available); triton: skipped, there is no emitter."""
     if backend == "triton":
-        raise RuntimeError("ulplab has no Triton export yet (planned: ulplab export --lang "
-                           "triton with enable_fp_fusion=False and tl.fma)")
+        raise RuntimeError("ulplab has no Triton export (no Triton emitter; triton was not "
+                           "installed where ulplab's exporters were written)")
     _cuda_device_or_reason()
     import torch
 
