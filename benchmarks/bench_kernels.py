@@ -6,8 +6,9 @@
 [1e-30, 1e30] log-uniform for log, [-100, 100] for sin/cos, [-8, 8] for the activations);
 median of several runs; the peer is measured in the same run on the same array: NumPy's ufunc
 where one exists (exp, exp2, log, log2, sin, cos, tanh), otherwise the textbook float32 formula.
-Columns: the NumPy kernel (whole-array passes, emulated FMA), its C export (``ulplab export
---lang c``, one scalar loop, -O2 -ffp-contract=off) and the peer, in millions of elements/s.
+Columns: the NumPy kernel (whole-array passes, emulated FMA), its compiled C export
+(``ulplab.export.native``: -O3 -ffp-contract=off, the best build variant for this CPU; see
+benchmarks/bench_native.py for it against glibc) and the peer, in millions of elements/s.
 """
 
 from __future__ import annotations

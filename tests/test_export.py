@@ -23,7 +23,8 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from ulplab.export import BACKENDS, determinism, export_source, golden_hash, load
+from ulplab.export import DEFAULT_BACKENDS as BACKENDS
+from ulplab.export import determinism, export_source, golden_hash, load
 from ulplab.methods import all_methods
 
 DET = sorted(m.function for m in all_methods() if m.name == "det")

@@ -655,7 +655,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser("export", help="write a det kernel as C, NumPy, PyTorch or JAX source")
     ex.add_argument("func", help=fn_help)
-    ex.add_argument("--lang", required=True, help="c, numpy, torch or jax")
+    ex.add_argument("--lang", required=True, help="c, numpy, torch, jax or cuda")
     ex.add_argument("-o", "--output", help="output path (default: standard output)")
     ex.set_defaults(run=cmd_export)
 

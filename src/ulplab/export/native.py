@@ -1,0 +1,152 @@
+"""The compiled det kernels: the C export built once into the cache and called on NumPy buffers.
+
+``kernel(func)`` returns a callable float32 array -> float32 array running the C export of
+``func``'s det kernel (``ulplab export FUNC --lang c``) built with the system C compiler,
+``-O3 -ffp-contract=off -fno-fast-math`` (no contraction into FMA; the kernel's own FMAs are
+``fmaf`` calls, single instructions where the target has FMA). One shared library per function and
+build variant, cached under ``$ULPLAB_CACHE_DIR/native`` (see ``ulplab.oracle.cache.cache_dir``),
+named by the SHA-256 of source, compiler and flags, so a changed kernel or compiler gets a fresh
+build; the build writes a temporary file in that directory and renames it into place, so
+concurrent processes never load half a library.
+
+Build variants (function multi-versioning by separate builds, chosen at run time from the CPU's
+flags): ``avx512`` (-march=x86-64-v4), ``avx2`` (-march=x86-64-v3: AVX2 and FMA), ``portable``
+(the compiler's default target; fmaf is then glibc's correctly rounded software FMA) and ``O0``
+(no optimization, a check that the optimizer changes no bits). Every variant gives the same bits:
+the tests hold each variant the machine can run to the golden hashes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from ulplab.errors import UsageError
+
+BASE_FLAGS = ("-O3", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC")
+# name -> (extra compiler flags, CPU flags (/proc/cpuinfo) the build needs); best first
+VARIANTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "avx512": (("-march=x86-64-v4",),
+               ("avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl", "avx2", "fma",
+                "bmi1", "bmi2", "f16c", "movbe", "abm")),
+    "avx2": (("-march=x86-64-v3",), ("avx2", "fma", "bmi1", "bmi2", "f16c", "movbe", "abm")),
+    "portable": ((), ()),
+    "O0": (("-O0",), ()),
+}
+X86_ONLY = ("avx512", "avx2")
+
+NativeKernel = Callable[..., np.ndarray]
+
+
+def compiler() -> str:
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        raise RuntimeError("no C compiler (cc or gcc) on this machine; set CC")
+    return cc
+
+
+@cache
+def _compiler_id(cc: str) -> str:
+    out = subprocess.run([cc, "--version"], capture_output=True, text=True, check=False)
+    return out.stdout.splitlines()[0] if out.stdout else cc
+
+
+@cache
+def _cpu_flags() -> frozenset[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return frozenset()
+    for line in text.splitlines():
+        if line.startswith("flags"):
+            return frozenset(line.split(":", 1)[1].split())
+    return frozenset()
+
+
+def runnable_variants() -> list[str]:
+    """The build variants this machine can run, best first."""
+    x86 = platform.machine().lower() in ("x86_64", "amd64")
+    flags = _cpu_flags()
+    return [name for name, (_, need) in VARIANTS.items()
+            if name not in X86_ONLY or (x86 and set(need) <= flags)]
+
+
+def best_variant() -> str:
+    return runnable_variants()[0]
+
+
+def build(func: str, variant: str | None = None) -> Path:
+    """The shared library of ``func``'s C export for ``variant``, built if not yet cached."""
+    from ulplab.export import export_source
+
+    return build_source(func, export_source(func, "c"), variant)
+
+
+def build_source(name: str, src: str, variant: str | None = None) -> Path:
+    """The shared library built from C source ``src`` for ``variant`` (cached by source hash)."""
+    from ulplab.oracle.cache import cache_dir
+
+    variant = variant or best_variant()
+    if variant not in VARIANTS:
+        raise UsageError(f"unknown build variant {variant!r}; valid: {', '.join(VARIANTS)}")
+    cc = compiler()
+    flags = [*BASE_FLAGS, *VARIANTS[variant][0]]
+    key = hashlib.sha256("\0".join([src, _compiler_id(cc), *flags]).encode()).hexdigest()[:24]
+    target = cache_dir() / "native" / f"{name}-{variant}-{key}.so"
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as tmp:
+        c_path, so_path = Path(tmp) / f"{name}.c", Path(tmp) / f"{name}.so"
+        c_path.write_text(src)
+        res = subprocess.run([cc, *flags, str(c_path), "-o", str(so_path), "-lm"],
+                             capture_output=True, text=True, check=False)
+        if res.returncode != 0:
+            raise RuntimeError(f"building {name} ({variant}) failed: {res.stderr.strip()[:500]}")
+        os.replace(so_path, target)
+    return target
+
+
+_FLOAT_P = ctypes.POINTER(ctypes.c_float)
+
+
+@cache
+def _entry(func: str, variant: str) -> Callable[..., None]:
+    fn = getattr(ctypes.CDLL(str(build(func, variant))), f"ulplab_{func}")
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
+    fn.restype = None
+    return fn
+
+
+def kernel(func: str, variant: str | None = None) -> NativeKernel:
+    """``f(x, out=None)``: ``func``'s det kernel compiled for ``variant`` (default: the best this
+    CPU runs). ``x`` is read in place when it is a C-contiguous float32 array (otherwise one
+    float32 copy is made); the result goes into ``out`` (a C-contiguous float32 array of x's
+    shape; may be x itself) or a new array."""
+    fn = _entry(func, variant or best_variant())
+
+    def run(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        xs = np.ascontiguousarray(x, dtype=np.float32)
+        if out is None:
+            out = np.empty_like(xs)
+        elif (out.dtype != np.float32 or out.shape != xs.shape
+              or not out.flags.c_contiguous or not out.flags.writeable):
+            raise UsageError("out must be a writeable C-contiguous float32 array of x's shape")
+        fn(xs.ctypes.data, out.ctypes.data, xs.size)
+        return out
+
+    run.__name__ = f"ulplab_{func}_native"
+    return run
+
+
+__all__ = ["VARIANTS", "best_variant", "build", "build_source", "kernel", "runnable_variants"]

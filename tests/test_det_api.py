@@ -1,0 +1,113 @@
+"""from ulplab import det: every dtype x framework gives the same bits, the type, dtype and shape
+of its input, and the narrow formats' tables are the kernel's own float32 results rounded."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from ulplab import det
+from ulplab.errors import UsageError
+from ulplab.export import det_kernel
+from ulplab.formats import get_format
+
+torch = pytest.importorskip("torch")
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+TORCH_DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16,
+                "float8_e4m3fn": torch.float8_e4m3fn, "float8_e5m2": torch.float8_e5m2,
+                "float32": torch.float32}
+
+
+def every_pattern(fmt: str) -> np.ndarray:
+    spec = get_format(fmt)
+    return np.arange(spec.n_patterns, dtype=np.int64).astype(spec.uint).view(spec.dtype)
+
+
+def bits(a) -> np.ndarray:
+    if isinstance(a, torch.Tensor):
+        a = a.view(torch.int16 if a.element_size() == 2 else
+                   torch.uint8 if a.element_size() == 1 else torch.int32).numpy()
+    a = np.asarray(a)
+    return a.view({1: np.uint8, 2: np.uint16, 4: np.uint32}[a.dtype.itemsize])
+
+
+@pytest.mark.parametrize("fmt", det.NARROW)
+@pytest.mark.parametrize("func", det.FUNCTIONS)
+def test_every_narrow_input_same_bits_in_numpy_torch_jax(func, fmt):
+    x = every_pattern(fmt)
+    with np.errstate(all="ignore"):
+        want = det_kernel(func)(x.astype(np.float32)).astype(x.dtype)  # the NumPy kernel
+    got_np = det.apply(func, x)
+    assert got_np.dtype == x.dtype and got_np.shape == x.shape
+    assert np.array_equal(bits(got_np), bits(want))
+    tx = torch.from_numpy(x.view(np.int16 if x.itemsize == 2 else np.uint8).copy()).view(
+        TORCH_DTYPES[fmt])
+    got_t = det.apply(func, tx)
+    assert isinstance(got_t, torch.Tensor) and got_t.dtype == TORCH_DTYPES[fmt]
+    assert np.array_equal(bits(got_t), bits(want))
+    jx = jnp.asarray(x)
+    for got_j in (det.apply(func, jx), jax.jit(lambda v: det.apply(func, v))(jx)):
+        assert isinstance(got_j, jax.Array) and got_j.dtype == x.dtype
+        assert np.array_equal(bits(got_j), bits(want))
+
+
+@pytest.mark.parametrize("func", det.FUNCTIONS)
+def test_float32_same_bits_in_numpy_torch_jax(func):
+    rng = np.random.default_rng(11)
+    x = rng.integers(0, 2**32, 1 << 16, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    with np.errstate(all="ignore"):
+        want = bits(det_kernel(func)(x))
+    assert np.array_equal(bits(det.apply(func, x)), want)
+    assert np.array_equal(bits(det.apply(func, torch.from_numpy(x.copy()))), want)
+    assert np.array_equal(bits(det.apply(func, jnp.asarray(x))), want)
+    assert np.array_equal(bits(jax.jit(lambda v: det.apply(func, v))(jnp.asarray(x))), want)
+
+
+def test_shape_type_and_layout_are_kept():
+    x = np.linspace(-3, 3, 24, dtype=np.float32).reshape(2, 3, 4)
+    flat = det.gelu(x.ravel())
+    for arr in (x, x.astype(ml_dtypes.bfloat16)):
+        out = det.gelu(arr)
+        assert type(out) is np.ndarray and out.shape == (2, 3, 4) and out.dtype == arr.dtype
+    assert np.array_equal(bits(det.gelu(x.transpose(2, 0, 1))),
+                          bits(flat.reshape(2, 3, 4).transpose(2, 0, 1)))  # non-contiguous
+    t = torch.from_numpy(x).transpose(0, 2)
+    assert det.gelu(t).shape == t.shape
+    assert np.array_equal(bits(det.gelu(t).contiguous()), bits(det.gelu(x).transpose(2, 1, 0)))
+    scalar = det.exp(np.float32(1.0))
+    assert isinstance(scalar, np.float32) and scalar == det.exp(np.array([1.0], np.float32))[0]
+    s, c = det.sincos(x)
+    assert np.array_equal(bits(s), bits(det.sin(x))) and np.array_equal(bits(c), bits(det.cos(x)))
+    b = torch.zeros(3, 0, dtype=torch.bfloat16)
+    assert det.tanh(b).shape == (3, 0)
+
+
+def test_bad_calls_are_usage_errors():
+    x = np.ones(4, np.float32)
+    with pytest.raises(UsageError, match=r"rounding='float32'.*not available yet"):
+        det.gelu(x, rounding="float32")
+    with pytest.raises(UsageError, match="unknown rounding 'up'"):
+        det.gelu(x, rounding="up")
+    with pytest.raises(UsageError, match="got float64"):
+        det.gelu(np.ones(4))
+    with pytest.raises(UsageError, match="got list"):
+        det.gelu([1.0, 2.0])
+    with pytest.raises(UsageError, match="unknown function 'cosh'"):
+        det.apply("cosh", x)
+
+
+def test_tables_are_cached_on_disk(tmp_path, monkeypatch):
+    from ulplab.oracle import cache as disk
+
+    monkeypatch.setenv("ULPLAB_CACHE_DIR", str(tmp_path))
+    det.table.cache_clear()
+    try:
+        first = det.table("silu", "float8_e5m2")
+        files = list(tmp_path.glob("det-table-silu-float8_e5m2-*.ulpc"))
+        assert len(files) == 1 and first.dtype == np.uint8 and first.size == 256
+        assert np.array_equal(disk.load(files[0].stem), first)
+        det.table.cache_clear()
+        assert np.array_equal(det.table("silu", "float8_e5m2"), first)  # read back, checked
+    finally:
+        det.table.cache_clear()
