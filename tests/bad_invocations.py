@@ -93,6 +93,10 @@ BASES: dict[str, tuple[str, ...]] = {
     "faithful": ("faithful", "tanh", "--samples", "100", "--quiet"),
     "determinism": ("determinism", "tanh", "--backends", "numpy", "--samples", "10", "--quiet"),
     "crosscheck": ("crosscheck", "tanh", "--format", "float8_e5m2", "--quiet"),
+    "report": ("report", "tanh", "--method", "det", "-o", "/tmp/ulplab-never-written.html",
+               "--quiet"),
+    "exhaustive": ("analyze", "exp", "--format", "float32", "--exhaustive", "--range", "1",
+                   "1.0001", "--method", "det", "--workers", "1", "--quiet"),
 }
 
 # option -> odd values that must each be refused
@@ -116,6 +120,14 @@ ODD = {
     "--error": ("", "squared"),
     "--inputs": ("", "subnormal"),
     "--via": ("", "bfloat16", "nope"),
+    "--png": ("", "/nonexistent-dir/figures"),
+    "--determinism-samples": ("-1", "0", "x"),
+    "--workers": ("-1", "x", ""),
+    "--chunk": ("0", "-5", "x"),
+    "--checkpoint": ("", "/nonexistent-dir/ck.json"),
+    "--dump-above": ("-1", "x"),
+    "--scheduler": ("", "http://", "tcp://"),
+    "--range": ("",),
 }
 
 # which odd options each subcommand takes (the others are unknown options: also exit 2)
@@ -136,6 +148,10 @@ TAKES = {
     "faithful": ("--samples", "--seed", "--json"),
     "determinism": ("--samples", "--json", "--backends"),
     "crosscheck": ("--format",),
+    "report": ("--format", "--rounding", "--denormals", "--method", "--worst", "--json", "-o",
+               "--png", "--determinism-samples"),
+    "exhaustive": ("--rounding", "--denormals", "--method", "--worst", "--json", "--workers",
+                   "--chunk", "--checkpoint", "--dump-above", "--scheduler"),
 }
 
 

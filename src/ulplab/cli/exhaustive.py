@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any
 
 from ulplab.errors import UsageError
@@ -62,7 +63,8 @@ def _run(args: argparse.Namespace, function: str, methods: list[str], worst: int
               worst, dump_above)
     if args.checkpoint:
         check_writable(args.checkpoint)
-    if args.scheduler and not args.scheduler.startswith(("tcp://", "tls://", "inproc://")):
+    if args.scheduler is not None and not re.fullmatch(r"(tcp|tls)://[^\s:/]+:\d{1,5}/?",
+                                                       args.scheduler):
         raise UsageError(f"--scheduler {args.scheduler!r}: expected tcp://HOST:PORT")
     return run_job(job, workers=args.workers or None, scheduler=args.scheduler,
                    checkpoint=args.checkpoint, progress=not args.quiet,
@@ -101,6 +103,8 @@ def run_analyze(args: argparse.Namespace) -> int:
         elif part:
             specs += [m.name for m in select_methods(args.func, part)]
     specs += [f"callable:{c}" for c in args.callable]
+    if not specs:
+        raise UsageError(f"--method {args.method!r} names no method; give M[,M...] or all")
     result = _run(args, args.func, specs, args.worst, args.dump_above)
     con = _out()
     con.print(analysis_table(result))

@@ -646,7 +646,6 @@ def build_parser() -> argparse.ArgumentParser:
     pe.add_argument("--json", help="write the report card as JSON")
     pe.add_argument("--range", nargs=2, metavar=("LO", "HI"),
                     help="float32 with --exhaustive: every input in [LO, HI]")
-    pe.add_argument("--quiet", action="store_true", help="no progress bar")
     add_exhaustive_arguments(pe, dump=False)
     pe.set_defaults(run=cmd_peers)
 

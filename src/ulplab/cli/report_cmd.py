@@ -88,19 +88,21 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ulplab.methods import select_methods
     from ulplab.report import check_writable, write_json, write_text
 
-    if not (args.output or args.png or args.json):
+    if not (args.output or args.png is not None or args.json):
         raise UsageError("nothing to write: give -o FILE.html, --png DIR and/or --json FILE")
     if args.worst < 0:
         raise UsageError("--worst must be >= 0")
-    if args.determinism_samples < 0:
-        raise UsageError("--determinism-samples must be >= 0")
+    if args.determinism_samples < 1:
+        raise UsageError("--determinism-samples must be at least 1")
+    if args.png is not None and not args.png.strip():
+        raise UsageError("--png needs a directory name")
     methods = select_methods(args.func, args.method)
     if not methods:
         raise UsageError("--method names no method")
     for path in (args.output, args.json):
         if path:
             check_writable(path)
-    png_dir = Path(args.png) if args.png else None
+    png_dir = Path(args.png) if args.png is not None else None
     if png_dir is not None and not png_dir.is_dir() and (png_dir.exists()
                                                          or not png_dir.parent.is_dir()):
         raise UsageError(f"cannot write PNG files to {png_dir}: not a directory")
