@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 
 from kernel_checks import assert_round_to_odd, assert_special_table, bits, directed_mismatches
+from ulplab.kernels import expm1 as kexpm1
 from ulplab.kernels import rsqrt as krsqrt
 from ulplab.methods import all_methods
 
 QNAN, INF, NINF = 0x7FC00000, 0x7F800000, 0xFF800000
 f32 = np.float32
-KERNELS = {"rsqrt": krsqrt.rsqrt}
+KERNELS = {"rsqrt": krsqrt.rsqrt, "expm1": kexpm1.expm1}
 NAN_INPUTS = [(0x7FC00000, QNAN), (0xFFC00001, QNAN), (0x7F800001, QNAN), (0xFFFFFFFF, QNAN)]
 
 SPECIALS = {
@@ -25,6 +26,15 @@ SPECIALS = {
         (0xBF800000, QNAN), (0x80000001, QNAN), (0xFF7FFFFF, QNAN),
         (0x3F800000, 0x3F800000), (0x40800000, 0x3F000000), (0x3E800000, 0x40000000),
         (0x00000001, 0x64B504F3),  # 2^-149: 2^74.5, odd, not exact
+        *NAN_INPUTS,
+    ],
+    "expm1": [  # C99 F.9.3.3
+        (0x00000000, 0x00000000), (0x80000000, 0x80000000), (INF, INF), (NINF, 0xBF800000),
+        (0x00000001, 0x00000001), (0x80000001, 0x80000001),  # ±2^-149: odd, kept
+        (0x00000002, 0x00000003), (0x80000002, 0x80000001),  # even: the neighbour toward +inf
+        (0x32FFFFFF, 0x32FFFFFF), (0x32FFFFFE, 0x32FFFFFF), (0xB2FFFFFE, 0xB2FFFFFD),
+        (0x42B17217, 0x7F7FFF85), (0x42B17218, INF), (0x7F7FFFFF, INF),  # overflow
+        (0xC1900000, 0xBF7FFFFF), (0xC1900001, 0xBF7FFFFF), (0xFF7FFFFF, 0xBF7FFFFF),
         *NAN_INPUTS,
     ],
 }
@@ -61,6 +71,27 @@ def test_rsqrt_split_is_exact_for_subnormal_and_normal_inputs():
     z, k = krsqrt._split(xs)
     assert np.all((z >= 1) & (z < 4))
     assert np.array_equal(np.ldexp(z.astype(np.float64), 2 * k), xs.astype(np.float64))
+
+
+def test_expm1_special_values():
+    assert_special_table(kexpm1.expm1, SPECIALS["expm1"])
+
+
+def test_expm1_constants_regenerate():
+    for name, value in kexpm1.split_constants().items():
+        lit = kexpm1.Q[int(name[1]) - 1] if name in ("Q1", "Q2", "Q3") else getattr(kexpm1, name)
+        assert float(lit) == value, name
+
+
+def test_expm1_near_zero_and_near_the_thresholds_against_the_oracle():
+    rng = np.random.default_rng(32)
+    xs = np.concatenate([
+        rng.integers(0x33000000, 0x3C000000, 5000, dtype=np.uint32).view(f32),  # 2^-25 .. 2^-7
+        np.arange(0x3C300000, 0x3C340000, 64, dtype=np.uint32).view(f32),  # around ln2/128
+        rng.uniform(-0.02, 0.02, 5000).astype(f32), rng.uniform(-18, -16, 2000).astype(f32),
+        rng.uniform(86, 88.8, 2000).astype(f32),
+    ])
+    assert_round_to_odd("expm1", kexpm1.expm1, np.concatenate([xs, -xs[:5000]]))
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))
