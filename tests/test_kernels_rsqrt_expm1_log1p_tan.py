@@ -12,12 +12,13 @@ import pytest
 
 from kernel_checks import assert_round_to_odd, assert_special_table, bits, directed_mismatches
 from ulplab.kernels import expm1 as kexpm1
+from ulplab.kernels import log1p as klog1p
 from ulplab.kernels import rsqrt as krsqrt
 from ulplab.methods import all_methods
 
 QNAN, INF, NINF = 0x7FC00000, 0x7F800000, 0xFF800000
 f32 = np.float32
-KERNELS = {"rsqrt": krsqrt.rsqrt, "expm1": kexpm1.expm1}
+KERNELS = {"rsqrt": krsqrt.rsqrt, "expm1": kexpm1.expm1, "log1p": klog1p.log1p}
 NAN_INPUTS = [(0x7FC00000, QNAN), (0xFFC00001, QNAN), (0x7F800001, QNAN), (0xFFFFFFFF, QNAN)]
 
 SPECIALS = {
@@ -35,6 +36,14 @@ SPECIALS = {
         (0x32FFFFFF, 0x32FFFFFF), (0x32FFFFFE, 0x32FFFFFF), (0xB2FFFFFE, 0xB2FFFFFD),
         (0x42B17217, 0x7F7FFF85), (0x42B17218, INF), (0x7F7FFFFF, INF),  # overflow
         (0xC1900000, 0xBF7FFFFF), (0xC1900001, 0xBF7FFFFF), (0xFF7FFFFF, 0xBF7FFFFF),
+        *NAN_INPUTS,
+    ],
+    "log1p": [  # C99 F.9.3.9
+        (0x00000000, 0x00000000), (0x80000000, 0x80000000), (0xBF800000, NINF), (INF, INF),
+        (0xBF800001, QNAN), (NINF, QNAN), (0xFF7FFFFF, QNAN),
+        (0x00000001, 0x00000001), (0x80000001, 0x80000001),  # ±2^-149: odd, kept
+        (0x00000002, 0x00000001), (0x80000002, 0x80000003),  # even: the neighbour toward -inf
+        (0x32FFFFFF, 0x32FFFFFF), (0x32FFFFFE, 0x32FFFFFD), (0xB2FFFFFE, 0xB2FFFFFF),
         *NAN_INPUTS,
     ],
 }
@@ -92,6 +101,23 @@ def test_expm1_near_zero_and_near_the_thresholds_against_the_oracle():
         rng.uniform(86, 88.8, 2000).astype(f32),
     ])
     assert_round_to_odd("expm1", kexpm1.expm1, np.concatenate([xs, -xs[:5000]]))
+
+
+def test_log1p_special_values():
+    assert_special_table(klog1p.log1p, SPECIALS["log1p"])
+
+
+def test_log1p_near_zero_near_minus_one_and_huge_against_the_oracle():
+    rng = np.random.default_rng(33)
+    xs = np.concatenate([
+        rng.integers(0x33000000, 0x3F000000, 8000, dtype=np.uint32).view(f32),  # 2^-25 .. 1/2
+        rng.uniform(-0.35, 0.45, 4000).astype(f32),  # k = 0 and its edges
+        np.arange(0xBF7FF000, 0xBF800000, 8, dtype=np.uint32).view(f32),  # just above -1
+        rng.integers(0x5D000000, 0x7F800000, 3000, dtype=np.uint32).view(f32),  # around 2^60
+        np.array([0x5D800000, 0x5D800001, 0x5D7FFFFF, 0x4B800000, 0x4B7FFFFF], np.uint32)
+        .view(f32),
+    ])
+    assert_round_to_odd("log1p", klog1p.log1p, np.concatenate([xs, -xs[:12000]]))
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))
