@@ -17,6 +17,22 @@ F32 = get_format("float32")
 f32 = np.float32
 
 
+# The hardest reductions over all float32 (smallest |x 2/pi - q|, 2^-29.86 to 2^-26.3, found
+# by an exhaustive search over every significand of every exponent), then edges.
+TRIG_HARD = np.array([0x6F79BE45, 0x50A3E87F, 0x6FF9BE45, 0x5123E87F, 0x437CE5F1, 0x7079BE45,
+                      0x6A1976F1, 0x53B146A6, 0x65898498, 0x51A3E87F, 0x43FCE5F1, 0x77584625,
+                      0x4C2332E9, 0x4096CBE4, 0x6C55DA58, 0x5C07BCD0, 0x474D246F, 0x723FA09A,
+                      0x447CE5F1, 0x4A2562AE,
+                      0x7F7FFFFF, 0x7F7FFFFE, 0x7F000000, 0x45800000, 0x457FFFFF, 0x3F490FDB,
+                      0x3F490FDA, 0x3FC90FDB, 0x40490FDB, 0x40C90FDB, 0x39800000, 0x397FFFFF],
+                     np.uint32)
+
+
+def trig_hard_bits() -> np.ndarray:
+    """A copy of TRIG_HARD (uint32 encodings)."""
+    return TRIG_HARD.copy()
+
+
 def bits(xs: np.ndarray) -> np.ndarray:
     return np.asarray(xs, f32).view(np.uint32)
 

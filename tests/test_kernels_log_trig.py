@@ -13,6 +13,7 @@ import pytest
 from kernel_checks import assert_round_to_odd as _assert_round_to_odd
 from kernel_checks import assert_special_table as _special_table
 from kernel_checks import bits as _bits
+from kernel_checks import trig_hard_bits
 from ulplab.kernels import log as klog
 from ulplab.kernels import trig as ktrig
 from ulplab.kit import fma, run_guarded
@@ -112,15 +113,7 @@ def test_cos_special_values():
     _special_table(ktrig.cos, COS_SPECIALS)
 
 
-# The hardest reductions over all float32 (smallest |x 2/pi - q|, 2^-29.86 to 2^-26.3, found
-# by an exhaustive search over every significand of every exponent), then edges.
-HARD = np.array([0x6F79BE45, 0x50A3E87F, 0x6FF9BE45, 0x5123E87F, 0x437CE5F1, 0x7079BE45,
-                 0x6A1976F1, 0x53B146A6, 0x65898498, 0x51A3E87F, 0x43FCE5F1, 0x77584625,
-                 0x4C2332E9, 0x4096CBE4, 0x6C55DA58, 0x5C07BCD0, 0x474D246F, 0x723FA09A,
-                 0x447CE5F1, 0x4A2562AE,
-                 0x7F7FFFFF, 0x7F7FFFFE, 0x7F000000, 0x45800000, 0x457FFFFF, 0x3F490FDB,
-                 0x3F490FDA, 0x3FC90FDB, 0x40490FDB, 0x40C90FDB, 0x39800000, 0x397FFFFF],
-                np.uint32)
+HARD = trig_hard_bits()
 
 
 @pytest.mark.parametrize("function", ["sin", "cos"])

@@ -10,15 +10,23 @@ bits on every export backend and the golden hashes in tests/test_export.py.
 import numpy as np
 import pytest
 
-from kernel_checks import assert_round_to_odd, assert_special_table, bits, directed_mismatches
+from kernel_checks import (
+    assert_round_to_odd,
+    assert_special_table,
+    bits,
+    directed_mismatches,
+    trig_hard_bits,
+)
 from ulplab.kernels import expm1 as kexpm1
 from ulplab.kernels import log1p as klog1p
 from ulplab.kernels import rsqrt as krsqrt
+from ulplab.kernels import tan as ktan
 from ulplab.methods import all_methods
 
 QNAN, INF, NINF = 0x7FC00000, 0x7F800000, 0xFF800000
 f32 = np.float32
-KERNELS = {"rsqrt": krsqrt.rsqrt, "expm1": kexpm1.expm1, "log1p": klog1p.log1p}
+KERNELS = {"rsqrt": krsqrt.rsqrt, "expm1": kexpm1.expm1, "log1p": klog1p.log1p,
+           "tan": ktan.tan}
 NAN_INPUTS = [(0x7FC00000, QNAN), (0xFFC00001, QNAN), (0x7F800001, QNAN), (0xFFFFFFFF, QNAN)]
 
 SPECIALS = {
@@ -44,6 +52,13 @@ SPECIALS = {
         (0x00000001, 0x00000001), (0x80000001, 0x80000001),  # ±2^-149: odd, kept
         (0x00000002, 0x00000001), (0x80000002, 0x80000003),  # even: the neighbour toward -inf
         (0x32FFFFFF, 0x32FFFFFF), (0x32FFFFFE, 0x32FFFFFD), (0xB2FFFFFE, 0xB2FFFFFF),
+        *NAN_INPUTS,
+    ],
+    "tan": [  # C99 F.9.1.7
+        (0x00000000, 0x00000000), (0x80000000, 0x80000000), (INF, QNAN), (NINF, QNAN),
+        (0x00000001, 0x00000001), (0x80000001, 0x80000001),  # ±2^-149: odd, kept
+        (0x00000002, 0x00000003), (0x80000002, 0x80000003),  # even: one step away from zero
+        (0x397FFFFF, 0x397FFFFF), (0xB97FFFFE, 0xB97FFFFF),
         *NAN_INPUTS,
     ],
 }
@@ -120,6 +135,22 @@ def test_log1p_near_zero_near_minus_one_and_huge_against_the_oracle():
     assert_round_to_odd("log1p", klog1p.log1p, np.concatenate([xs, -xs[:12000]]))
 
 
+def test_tan_special_values():
+    assert_special_table(ktan.tan, SPECIALS["tan"])
+
+
+def test_tan_hard_reductions_and_poles_against_the_oracle():
+    """The hardest reductions of trig.py (x closest to multiples of pi/2, where tan is largest
+    or smallest), both sides of the Cody-Waite limit, and the float32 around pi/2, pi, 3pi/2."""
+    rng = np.random.default_rng(34)
+    near = np.concatenate([np.arange(b - 40, b + 40, dtype=np.uint32) for b in
+                           (0x3FC90FDB, 0x40490FDB, 0x4096CBE4, 0x45800000, 0x397FFFF0)])
+    xs = np.concatenate([trig_hard_bits().view(f32), near.view(f32),
+                         rng.uniform(4000, 4200, 2000).astype(f32),
+                         rng.uniform(-2, 2, 4000).astype(f32)])
+    assert_round_to_odd("tan", ktan.tan, np.concatenate([xs, -xs]))
+
+
 @pytest.mark.parametrize("name", sorted(KERNELS))
 def test_round_to_odd_against_the_oracle(name):
     assert_round_to_odd(name, KERNELS[name], _random_and_edges(31))
@@ -144,3 +175,54 @@ def test_directed_rounding_of_the_round_to_odd_output_is_correct(name, fmt, mode
     to a format with at least two fewer significand bits)."""
     bad = directed_mismatches(DET[name], fmt, mode)
     assert bad.size == 0, [hex(b) for b in bad[:8]]
+
+
+# The double-float h + l that each kernel hands to its round-to-odd, against mpmath at 150 bits
+# on a sample: bound (log2 of the relative error) and measured worst (seed 5, this sample).
+PRECISION = {"rsqrt": -46.0, "log1p": -46.0, "expm1": -46.5, "tan": -45.5}  # measured -46.3,
+# -46.3, -47.0, -45.8
+
+
+def _sample(name, rng):
+    if name == "rsqrt":
+        return rng.uniform(1, 4, 3000).astype(f32)  # z of x = z 4^k
+    lo, hi = {"log1p": (-0.99, 3.0), "expm1": (-17.9, 88.0), "tan": (-10.0, 10.0)}[name]
+    xs = np.concatenate([rng.uniform(lo, hi, 2000).astype(f32),
+                         rng.uniform(-0.02, 0.02, 1000).astype(f32),
+                         rng.integers(0x39800000, 0x3F000000, 1000, dtype=np.uint32).view(f32)])
+    return xs[np.abs(xs) >= 2.0**-12]  # not the tiny inputs, decided without h + l
+
+
+@pytest.mark.parametrize("name", sorted(PRECISION))
+def test_double_float_before_the_rounding_against_mpmath(name, monkeypatch):
+    from mpmath import mp, mpf
+
+    from ulplab.kernels import core
+
+    rng = np.random.default_rng(5)
+    xs = _sample(name, rng)
+    seen = {}
+
+    def record(hi, low, m=None):
+        seen["hlm"] = (hi.copy(), low.copy(), None if m is None else m.copy())
+        return core.round_to_odd(hi, low) if m is None else core.round_to_odd_scaled(hi, low, m)
+
+    mod = {"rsqrt": krsqrt, "log1p": klog1p, "expm1": kexpm1, "tan": ktan}[name]
+    monkeypatch.setattr(mod, "round_to_odd_scaled" if name == "expm1" else "round_to_odd",
+                        record)
+    if name == "rsqrt":
+        seen["hlm"] = (*krsqrt.rsqrt_parts(xs), None)
+    else:
+        KERNELS[name](xs)
+    h, lo, m = seen["hlm"]
+    ref = {"rsqrt": lambda v: 1 / mp.sqrt(v), "log1p": mp.log1p, "expm1": mp.expm1,
+           "tan": mp.tan}[name]
+    worst = -999.0
+    with mp.workprec(150):
+        for i, x in enumerate(xs):
+            got = (mpf(float(h[i])) + mpf(float(lo[i]))) * (1 if m is None else
+                                                            mpf(2) ** int(m[i]))
+            t = ref(mpf(float(x)))
+            if got != t:
+                worst = max(worst, float(mp.log(abs((got - t) / t), 2)))
+    assert worst <= PRECISION[name], worst

@@ -22,18 +22,21 @@ round-to-nearest-even, FMA only where written ``fma``):
    (s, a1) = fast_two_sum(r, h2/2); (s, a2) = two_sum(s, t3).
    e^(r+rl) - 1 = P + rl (1 + P) (to rl^2/2 < 2^-62 |r|), so the low part is
    lo = ((a1 + a2) + (t3e + l2/2)) + (rl + rl s); (sh, sl) = fast_two_sum(s, lo).
-4. k = 64 M + j (j = k & 63, integer ops); T = 2^(j/64) = T_hi + T_lo (exp's table). Then
+4. k = 64 M + j (j = k & 63, integer ops); T = 2^(j/64) = T_hi + T_lo + T_lo2 (exp's table and
+   a third part ``T_LO2``, made by mpmath at import, 256 bytes: where M = 0 or -1 the result
+   can be 2^-7.5 of T, and exp's two parts leave 2^-49 absolute). Then
    e^x - 1 = 2^M (T (1 + s) - 2^-M), summed as a double-float in this order:
    B = -2^-M (built from its bits; M >= -26 by step 1; for M > 126, that is x > 87.3, B = 0: the
    dropped 2^-M is below 2^-126 of the result); (C, Ce) = two_prod(T_hi, sh);
    (s1, e1) = two_sum(T_hi, B); (s2, e2) = two_sum(s1, C); (s3, e3) = two_sum(s2, T_lo);
-   lo = ((e1 + e2) + e3) + (Ce + (T_hi sl + T_lo sh)); (h, l) = fast_two_sum(s3, lo).
+   lo = ((e1 + e2) + e3) + (Ce + (T_hi sl + (T_lo sh + T_lo2))); (h, l) = fast_two_sum(s3, lo).
    For k = 0 (T = 1, B = -1) s1 = 0 and h + l = sh + sl exactly: the result is as accurate,
    relatively, as s. For M = -1 or 0, T_hi + B is exact (Sterbenz); elsewhere nothing cancels.
 5. Result: round-to-odd of (h + l) 2^M (``core.round_to_odd_scaled``; no result is subnormal).
 
 Error budget: h + l is e^x - 1 to about 2^-46 relative (every term that can cancel is exact or
-a double-float). Accuracy (measured by the tests and registered): 0 ULP after nearest-even
+a double-float; measured against mpmath: 2^-47.0 at worst, tests/test_kernels_rsqrt_expm1_
+log1p_tan.py). Accuracy (measured by the tests and registered): 0 ULP after nearest-even
 rounding to bfloat16, float16 and both fp8 formats on every input, and in the directed modes
 too except where float32 overflows (there the result is the correctly rounded +inf, as exp's,
 not the round-to-odd FLT_MAX); float32 results within 1 ulp (faithful).
@@ -72,6 +75,21 @@ def split_constants() -> dict[str, float]:
                    enumerate((24, 120, 720))}}
 
 
+def two_pow_table_third(n: int = 64) -> np.ndarray:
+    """T_LO2[j] = RN(2^(j/n) - T_HI[j] - T_LO[j]) by mpmath at 200 bits: the third float32 of
+    2^(j/n), so that T_HI + T_LO + T_LO2 is 2^(j/n) to 2^-72 (exp's two are good to 2^-49 only,
+    too coarse where T (1 + s) - 1 cancels)."""
+    out = np.empty(n, f32)
+    with mp.workprec(200):
+        for j in range(n):
+            v = mp.mpf(2) ** (mpf(j) / n) - mpf(float(T_HI[j])) - mpf(float(T_LO[j]))
+            out[j] = f32(float(v))
+    return out
+
+
+T_LO2 = two_pow_table_third()
+
+
 def expm1_reduced(r: np.ndarray, rl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(sh, sl) = e^(r + rl) - 1 to about 2^-47 relative, for |r| <= ln2/128 (step 3)."""
     h2, l2 = two_prod(r, r)
@@ -100,13 +118,13 @@ def expm1(x: np.ndarray) -> np.ndarray:
         ki = k.astype(np.int32)
         j = ki & 63
         m = (ki - j) >> 6
-        th, tl = lookup(T_HI, j), lookup(T_LO, j)
+        th, tl, tl2 = lookup(T_HI, j), lookup(T_LO, j), lookup(T_LO2, j)
         b = np.where(m > 126, f32(0.0), -pow2(np.maximum(-m, -126)))
         c, ce = two_prod(th, sh)
         s1, e1 = two_sum(th, b)
         s2, e2 = two_sum(s1, c)
         s3, e3 = two_sum(s2, tl)
-        lo = ((e1 + e2) + e3) + (ce + (th * sl + tl * sh))
+        lo = ((e1 + e2) + e3) + (ce + (th * sl + (tl * sh + tl2)))
         y = round_to_odd_scaled(*fast_two_sum(s3, lo), m).view(u32)
         xb = x.view(u32)
         even = ((xb & u32(1)) == 0) & ((xb & u32(0x7FFFFFFF)) != 0)
@@ -119,7 +137,7 @@ def expm1(x: np.ndarray) -> np.ndarray:
 
 
 KERNELS = [
-    {"function": "expm1", "impl": expm1, "table_bytes": TABLE_BYTES,
+    {"function": "expm1", "impl": expm1, "table_bytes": TABLE_BYTES + T_LO2.nbytes,
      "idea": "exp's ln2/64 reduction and 2^(j/64) table; e^r - 1 as a double-float Taylor "
              "series; 2^M (T (1 + s) - 2^-M) summed without cancellation",
      "ops": {"mul": 14, "add": 40, "fma": 9, "cmp": 6, "lookup": 2, "int": 4}},

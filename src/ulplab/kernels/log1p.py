@@ -22,7 +22,8 @@ round-to-nearest-even, FMA only where written ``fma``):
 Where k = 0 (uh in [0x1.67p-1, 0x1.67p+0)) nothing is added to log z and d: both are
 relatively accurate (log's interval around 1 uses invc = 1, r = z - 1 exact), so the result is
 too, down to |x| = 2^-25; where k != 0, |log(1 + x)| > 0.33 and nothing cancels. Error budget:
-h + l is log(1 + x) to about 2^-45 relative. Exact case: x = ±0 only.
+h + l is log(1 + x) to about 2^-45 relative (measured against mpmath: 2^-46.3 at worst,
+tests/test_kernels_rsqrt_expm1_log1p_tan.py). Exact case: x = ±0 only.
 
 Accuracy (measured by the tests and registered): 0 ULP after nearest-even rounding to bfloat16,
 float16 and both fp8 formats on every input, in the directed modes too; float32 results within
