@@ -1,6 +1,7 @@
-"""The rsqrt, expm1, log1p and tan kernels: special values by encoding (C99 Annex F), tiny
-inputs decided on the bits, exact cases, random and hard float32 inputs against the oracle's
-round-to-odd, and every narrow-format input in the three directed rounding modes.
+"""The rsqrt, expm1, log1p and tan kernels (and tanh_grad, the derivative of tanh): special
+values by encoding (C99 Annex F), tiny inputs decided on the bits, exact cases, random and hard
+float32 inputs against the oracle's round-to-odd, and every narrow-format input in the three
+directed rounding modes.
 
 The exhaustive 0-ULP claims (nearest-even) and the float32-guard check are in
 tests/test_methods.py; faithfulness on 10^6 random float32 inputs in tests/test_kernels.py; same
@@ -21,12 +22,13 @@ from ulplab.kernels import expm1 as kexpm1
 from ulplab.kernels import log1p as klog1p
 from ulplab.kernels import rsqrt as krsqrt
 from ulplab.kernels import tan as ktan
+from ulplab.kernels import tanh_grad as ktanh_grad
 from ulplab.methods import all_methods
 
 QNAN, INF, NINF = 0x7FC00000, 0x7F800000, 0xFF800000
 f32 = np.float32
 KERNELS = {"rsqrt": krsqrt.rsqrt, "expm1": kexpm1.expm1, "log1p": klog1p.log1p,
-           "tan": ktan.tan}
+           "tan": ktan.tan, "tanh_grad": ktanh_grad.tanh_grad}
 NAN_INPUTS = [(0x7FC00000, QNAN), (0xFFC00001, QNAN), (0x7F800001, QNAN), (0xFFFFFFFF, QNAN)]
 
 SPECIALS = {
@@ -59,6 +61,13 @@ SPECIALS = {
         (0x00000001, 0x00000001), (0x80000001, 0x80000001),  # ±2^-149: odd, kept
         (0x00000002, 0x00000003), (0x80000002, 0x80000003),  # even: one step away from zero
         (0x397FFFFF, 0x397FFFFF), (0xB97FFFFE, 0xB97FFFFF),
+        *NAN_INPUTS,
+    ],
+    "tanh_grad": [  # even; 1 at ±0, +0 at ±inf, just below 1 for tiny x, 2^-149 far out
+        (0x00000000, 0x3F800000), (0x80000000, 0x3F800000), (INF, 0x00000000),
+        (NINF, 0x00000000), (0x00000001, 0x3F7FFFFF), (0x38FFFFFF, 0x3F7FFFFF),
+        (0xB8FFFFFF, 0x3F7FFFFF), (0x42800000, 0x00000001), (0xC2800001, 0x00000001),
+        (0x7F7FFFFF, 0x00000001), (0xFF7FFFFF, 0x00000001),
         *NAN_INPUTS,
     ],
 }
@@ -149,6 +158,21 @@ def test_tan_hard_reductions_and_poles_against_the_oracle():
                          rng.uniform(4000, 4200, 2000).astype(f32),
                          rng.uniform(-2, 2, 4000).astype(f32)])
     assert_round_to_odd("tan", ktan.tan, np.concatenate([xs, -xs]))
+
+
+def test_tanh_grad_special_values_and_evenness():
+    assert_special_table(ktanh_grad.tanh_grad, SPECIALS["tanh_grad"])
+    xs = np.random.default_rng(35).integers(0, 0x7F800000, 50_000, dtype=np.uint32).view(f32)
+    assert np.array_equal(bits(ktanh_grad.tanh_grad(xs)), bits(ktanh_grad.tanh_grad(-xs)))
+
+
+def test_tanh_grad_around_its_switches_against_the_oracle():
+    """Around 2^-13 (tiny), 1/2 .. 4, 20 (1 - sigma taken as 1), 52.7 (below 2^-150) and 64."""
+    rng = np.random.default_rng(36)
+    xs = np.concatenate([rng.uniform(lo, hi, 1500).astype(f32) for lo, hi in
+                         ((2.0**-13, 2.0**-10), (0.5, 4.0), (19.5, 20.5), (50.0, 55.0),
+                          (63.0, 65.0))])
+    assert_round_to_odd("tanh_grad", ktanh_grad.tanh_grad, np.concatenate([xs, -xs]))
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))
