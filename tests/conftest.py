@@ -1,3 +1,5 @@
+import os
+
 import numpy as np
 import pytest
 from hypothesis import settings
@@ -6,6 +8,19 @@ from ulplab.formats import EXHAUSTIVE_FORMATS, get_format
 
 settings.register_profile("ulplab", deadline=None, max_examples=300, derandomize=True)
 settings.load_profile("ulplab")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _temporary_oracle_cache(tmp_path_factory):
+    """Tests build their oracle tables in a temporary cache, never the user's.
+
+    ULPLAB_TEST_CACHE_DIR names a cache to keep between runs instead (safe: tables are keyed by a
+    hash of the oracle's source, so a stale one is never read).
+    """
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ULPLAB_CACHE_DIR", os.environ.get("ULPLAB_TEST_CACHE_DIR")
+                  or str(tmp_path_factory.mktemp("oracle-cache")))
+        yield
 
 
 @pytest.fixture(params=EXHAUSTIVE_FORMATS)

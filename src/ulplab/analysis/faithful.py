@@ -8,12 +8,14 @@ neighbour on the far side — 1 ULP from the correctly rounded w, outside the br
 ``outside_bracket`` counts those.
 
 A float32 result's bracket is the two float32 numbers around f(x) (f(x) itself when it is one).
-The Arb oracle decides it for any input but costs ~15 µs a value; here a float64 evaluation
-(PyTorch's double-precision functions, or a stable double formula) brackets f(x) first, and only
-inputs whose double value lies within 2^-44 (relative) of a float32 number — where a double's
-error (about 1 ulp, 2^-52; the stable formulas here a few) could move it across — go to the
-oracle, unless the input is so small or large that f(x) is within half an ulp of its anchor and
-the side is known (``_SIDE``). Every other input's bracket is the bracket of its double value.
+The Arb oracle decides it for any input but costs ~15 µs a value; here a float64 evaluation (the
+function module's ``double``: NumPy's double-precision functions, the C library's erf, or a stable
+double formula; no optional package) brackets f(x) first, and only inputs whose double value lies
+within 2^-44 (relative) of a float32 number — where a double's error (about 1 ulp, 2^-52; the
+stable formulas here a few) could move it across — go to the oracle, unless the input is so small
+or large that f(x) is within half an ulp of its anchor and the side is known (the module's
+``side_small``/``side_large``), and so do inputs in the module's ``oracle_between`` window where
+its double formula cancels. Every other input's bracket is the bracket of its double value.
 """
 
 from __future__ import annotations
@@ -24,75 +26,30 @@ from typing import Any
 import numpy as np
 
 from ulplab.formats import get_format, to_values
+from ulplab.functions import DoubleReference, get_function
 from ulplab.oracle.table import evaluate
 from ulplab.ulp import ulp_distance
 
 F32 = get_format("float32")
 
 
-def _double_reference() -> dict[str, Callable[[Any], Any]]:
-    import torch
-
-    sq2pi = (2 / torch.pi) ** 0.5
-
-    def softplus(x: Any) -> Any:
-        return torch.log1p(torch.exp(-x.abs())) + torch.clamp(x, min=0)
-
-    def gelu_tanh(x: Any) -> Any:
-        u = sq2pi * (x + 0.044715 * x**3)
-        return x / (1 + torch.exp(-2 * u))
-
-    return {
-        "exp": torch.exp, "exp2": torch.exp2, "log": torch.log, "log2": torch.log2,
-        "sin": torch.sin, "cos": torch.cos, "tanh": torch.tanh, "sigmoid": torch.sigmoid,
-        "softplus": softplus, "silu": lambda x: x * torch.sigmoid(x),
-        "erf": torch.special.erf, "gelu": lambda x: 0.5 * x * torch.special.erfc(-x / 2**0.5),
-        "gelu_tanh": gelu_tanh, "rsqrt": torch.rsqrt, "log1p": torch.log1p,
-        "expm1": torch.expm1, "tan": torch.tan,
-    }
-
-
-# Where the double value lands on (or within 2^-44 of) a float32 value v, it cannot show the tiny
-# rest. For small |x| (below 2^-13 where the rest is quadratic in x: sin, cos, tanh; below 2^-26
-# elsewhere) and for |x| > 32, f(x) is within half an ulp of the anchor it tends to (1, x, x/2,
-# 1/2, ±1), so v is that anchor, and the side of the rest is known from the series or the
-# asymptote, as a function of sign(x); None means "ask the oracle".
-_SMALL = {"sin": 2.0**-13, "cos": 2.0**-13, "tanh": 2.0**-13, "tan": 2.0**-13}
-_SIDE: dict[str, tuple[Any, Any]] = {
-    "exp": (lambda s: s, None), "exp2": (lambda s: s, None),
-    "sin": (lambda s: -s, None), "cos": (lambda s: -1, None),
-    "tanh": (lambda s: -s, lambda s: -s), "erf": (None, lambda s: -s),
-    "sigmoid": (lambda s: s, lambda s: np.where(s > 0, -1, 1)),
-    "silu": (lambda s: 1, lambda s: np.where(s > 0, -1, 0)),
-    "gelu": (lambda s: 1, lambda s: np.where(s > 0, -1, 0)),
-    "gelu_tanh": (lambda s: 1, lambda s: np.where(s > 0, -1, 0)),
-    "softplus": (None, lambda s: np.where(s > 0, 1, 0)),
-    "log": (None, None), "log2": (None, None), "rsqrt": (None, None),
-    "log1p": (lambda s: -1, None),  # x - x^2/2: below x on both sides of 0
-    "expm1": (lambda s: 1, lambda s: np.where(s > 0, 0, 1)),  # x + x^2/2; -1 + e^x
-    "tan": (lambda s: s, None),  # x + x^3/3
-}
-
-
-def _side(func: str, x: np.ndarray) -> np.ndarray:
+def _side(reference: DoubleReference, x: np.ndarray) -> np.ndarray:
     """+1 / -1: the side of f(x) from a float32 value it rounds onto in double; 0: unknown."""
-    small, large = _SIDE[func]
     s = np.where(np.signbit(x), -1, 1)
     out = np.zeros(x.shape, np.int64)
     ax = np.abs(x.astype(np.float64))
-    if small is not None:
-        out = np.where(ax < _SMALL.get(func, 2.0**-26), np.broadcast_to(small(s), x.shape), out)
-    if large is not None:
-        out = np.where(ax > 32, np.broadcast_to(large(s), x.shape), out)
+    if reference.side_small is not None:
+        out = np.where(ax < reference.small_below,
+                       np.broadcast_to(reference.side_small(s), x.shape), out)
+    if reference.side_large is not None:
+        out = np.where(ax > 32, np.broadcast_to(reference.side_large(s), x.shape), out)
     return out
 
 
 def faithful_check(func: str, kernel: Callable[[np.ndarray], np.ndarray], n: int,
                    seed: int = 7, chunk: int = 1 << 22) -> dict[str, Any]:
     """Count unfaithful float32 results of ``kernel`` on ``n`` random float32 bit patterns."""
-    import torch
-
-    ref = _double_reference()[func]
+    reference = get_function(func).double
     rng = np.random.default_rng(seed)
     checked = unfaithful = by_oracle = outside = 0
     examples: list[str] = []
@@ -101,8 +58,8 @@ def faithful_check(func: str, kernel: Callable[[np.ndarray], np.ndarray], n: int
         x = rng.integers(0, 2**32, m, dtype=np.uint64).astype(np.uint32).view(np.float32)
         with np.errstate(all="ignore"):
             got = kernel(x)
-        with np.errstate(invalid="ignore"):
-            v = ref(torch.from_numpy(x.astype(np.float64))).numpy()
+        with np.errstate(all="ignore"):  # overflow, underflow and NaN are values here
+            v = np.asarray(reference.evaluate(x.astype(np.float64)), dtype=np.float64)
         gb = got.view(np.uint32)
         nan_x = np.isnan(v)
         neg = np.signbit(v)
@@ -128,8 +85,11 @@ def faithful_check(func: str, kernel: Callable[[np.ndarray], np.ndarray], n: int
                               np.abs(hi.astype(np.float64) - vc))
             ambiguous = ~over & ~under & ~nan_x & (dist <= np.abs(v) * 2.0**-44)
             ambiguous |= (v == 0) & (x == 0)
+            if reference.oracle_between is not None:  # where the double formula cancels
+                lo_x, hi_x = reference.oracle_between
+                ambiguous |= (x > lo_x) & (x < hi_x)
             # on a float32 exactly: the bracket is (v, its neighbour on the known side)
-            side = _side(func, x)
+            side = _side(reference, x)
             known = ambiguous & (v != 0) & (side != 0)
             anchor = np.where(np.abs(vc - lo.astype(np.float64)) <= dist, lo, hi)
             lo = np.where(known, anchor, lo)

@@ -23,7 +23,6 @@ from ulplab.formats import Format, get_format, round_to_format, to_values
 from ulplab.functions import get_function
 from ulplab.inputs import float32_between
 from ulplab.kit import horner
-from ulplab.oracle.crosscheck import MPMATH_FUNCTIONS
 from ulplab.oracle.table import evaluate, oracle_table
 from ulplab.ulp import ulp_distance
 
@@ -135,7 +134,7 @@ def evaluated_errors(func: str, a: float, b: float, coeffs: Sequence[float],
     f32 = get_format("float32")
     xs = float32_between(a, b, samples)
     truth32 = evaluate(func, xs.astype(np.float64), f32)
-    f = MPMATH_FUNCTIONS[func]
+    f = get_function(func).mpmath_form
     with mp.workprec(80):
         exact = np.array([float(f(mpf(float(x)))) for x in xs])
     out: dict[str, Any] = {"float32": {"inputs": int(xs.size),
@@ -174,7 +173,7 @@ def fit(func: str, a: str | float, b: str | float, monomials: Sequence[int],
     if not lo < hi:
         raise UsageError("the interval must have A < B")
     fmt = None if coefficients == "exact" else get_format(coefficients)
-    f = MPMATH_FUNCTIONS[func]
+    f = get_function(func).mpmath_form
     with mp.workprec(128):
         cs, err, errs, _real, real_err = constrained(f, lo, hi, mons, fmt, error == "relative")
     result = FitResult(func, (float(lo), float(hi)), mons, coefficients, error,

@@ -1,15 +1,18 @@
 """An independent second opinion on the oracle: mpmath values, rounded by table lookup.
 
-Nothing here is shared with the Arb oracle's evaluation or rounding code:
+Nothing here is shared with the Arb oracle's evaluation or rounding code; the two share only the
+function module's statement of f(±inf) and of its exact cases:
 
-* values come from mpmath (with gmpy2 when installed) using mpmath's own functions, at a working
-  precision that starts at 64 + 2*|exponent of x| bits and doubles (mpmath, unlike Arb, does
-  not add the bits that exp(-x^2) needs for a huge x by itself);
+* values come from mpmath (with gmpy2 when installed) using mpmath's own functions (the function
+  module's ``mpmath_form``), at a working precision that starts at 64 + 2*|exponent of x| bits
+  and doubles (mpmath, unlike Arb, does not add the bits that exp(-x^2) needs for a huge x by
+  itself);
 * rounding to nearest-even is decided by locating the value in the sorted list of every finite
   value of the format (decoded by ml_dtypes) and comparing it with the midpoints between
   neighbours; a value within 2^-(P-8) (relative) of a midpoint is not trusted, and the precision
   doubles;
-* NaN, infinities and zeros have their own table.
+* NaN, infinities, zeros and exact values come from the function module (``at_inf``, ``exact``);
+  an exact value is rounded with ties to even.
 
 mpmath is not rigorous (its results are accurate, not proven), which is why it is the check and
 Arb the oracle. The check covers round-to-nearest-even: in directed modes a saturated value such
@@ -21,62 +24,17 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from fractions import Fraction
 
 import numpy as np
 from mpmath import mp, mpf
 
 from ulplab.formats import Format, all_patterns, get_format, is_finite, to_values
+from ulplab.functions import get_function
 from ulplab.oracle.workers import pool_context, worker_count
 
 MAX_PRECISION = 4096
-
-
-def _gelu_tanh(x: mpf) -> mpf:
-    k = mp.sqrt(2 / mp.pi)
-    c = mpf(44715) / 10**6
-    return x / (1 + mp.exp(-2 * k * (x + c * x**3)))  # = x/2 (1 + tanh u), no cancellation
-
-
-MPMATH_FUNCTIONS: dict[str, Callable[[mpf], mpf]] = {
-    "gelu": lambda x: x * mp.erfc(-x / mp.sqrt(2)) / 2,
-    "gelu_tanh": _gelu_tanh,
-    "tanh": mp.tanh,
-    "exp": mp.exp,
-    "exp2": lambda x: mp.power(2, x),
-    "log": mp.log,
-    "log2": lambda x: mp.log(x, 2),
-    "sin": mp.sin,
-    "cos": mp.cos,
-    "sigmoid": lambda x: 1 / (1 + mp.exp(-x)),
-    "softplus": lambda x: mp.log1p(mp.exp(x)) if x < 0 else x + mp.log1p(mp.exp(-x)),
-    "silu": lambda x: x / (1 + mp.exp(-x)),
-    "erf": mp.erf,
-    "erfc": mp.erfc,
-    "gelu_grad": lambda x: mp.erfc(-x / mp.sqrt(2)) / 2 + x * mp.npdf(x),
-    "tanh_grad": lambda x: mp.sech(x) ** 2,
-    "rsqrt": lambda x: 1 / mp.sqrt(x),
-    "log1p": mp.log1p,
-    "expm1": mp.expm1,
-    "tan": mp.tan,
-}
-
-# sign of f(x) for x != 0 where the value may underflow to an unsigned mpmath zero
-_NEGATIVE_FOR_NEGATIVE_X = {"gelu", "gelu_tanh", "silu", "gelu_grad", "tanh", "erf", "sin",
-                            "log1p", "expm1", "tan"}
-_ODD_AT_ZERO = {"gelu", "gelu_tanh", "silu", "tanh", "erf", "sin", "log1p", "expm1", "tan"}
-
-_INF = math.inf
-_SPECIAL_INF = {  # (f(+inf), f(-inf))
-    "gelu": (_INF, -0.0), "gelu_tanh": (_INF, -0.0), "silu": (_INF, -0.0),
-    "tanh": (1.0, -1.0), "erf": (1.0, -1.0), "erfc": (0.0, 2.0), "exp": (_INF, 0.0),
-    "exp2": (_INF, 0.0), "log": (_INF, math.nan), "log2": (_INF, math.nan),
-    "sin": (math.nan, math.nan), "cos": (math.nan, math.nan), "sigmoid": (1.0, 0.0),
-    "softplus": (_INF, 0.0), "gelu_grad": (1.0, -0.0), "tanh_grad": (0.0, 0.0),
-    "rsqrt": (0.0, math.nan), "log1p": (_INF, math.nan), "expm1": (_INF, -1.0),
-    "tan": (math.nan, math.nan),
-}
 
 
 @functools.lru_cache(maxsize=8)
@@ -94,20 +52,13 @@ def _table(fmt: Format) -> tuple[np.ndarray, np.ndarray]:
     return vals, bits
 
 
-def _special(name: str, x: float) -> float | None:
+def _special(name: str, x: float) -> float | Fraction | None:
+    """NaN, f(±inf) and the function module's exact cases (zeros, domain edges, Fractions)."""
     if math.isnan(x):
         return math.nan
     if math.isinf(x):
-        return _SPECIAL_INF[name][0 if x > 0 else 1]
-    if x == 0 and name in _ODD_AT_ZERO:
-        return x
-    if x <= 0 and name in ("log", "log2"):
-        return -_INF if x == 0 else math.nan
-    if x <= -1 and name == "log1p":
-        return -_INF if x == -1 else math.nan
-    if x <= 0 and name == "rsqrt":
-        return math.copysign(_INF, x) if x == 0 else math.nan
-    return None
+        return get_function(name).at_inf[0 if x > 0 else 1]
+    return get_function(name).exact(x)
 
 
 def _encode_special(v: float, fmt: Format) -> int:
@@ -157,25 +108,20 @@ def _round_nearest(v: mpf, negative_zero: bool, fmt: Format, prec: int,
 def check_value(name: str, x: float, fmt: Format) -> int:
     """Nearest-even pattern of f(x) in ``fmt`` by the independent method."""
     s = _special(name, x)
+    if isinstance(s, Fraction):  # an exact value (2^k, log2(2^k) = k ...): in fp8 it may be a tie
+        with mp.workprec(64 + max(s.numerator.bit_length(), s.denominator.bit_length())):
+            exact = mpf(s.numerator) / s.denominator  # exact: the denominator is a power of 2
+            return _round_nearest(exact, False, fmt, 64, exact=True)
     if s is not None:
         return _encode_special(s, fmt)
-    f = MPMATH_FUNCTIONS[name]
-    if name == "exp2" and x == int(x) and abs(x) < 4096:  # 2^k is exact: it may be a tie
-        with mp.workprec(64):
-            return _round_nearest(mp.ldexp(mpf(1), int(x)), False, fmt, 64, exact=True)
-    if name == "log2" and x > 0 and math.frexp(x)[0] == 0.5:  # log2(2^k) = k: a tie in fp8
-        with mp.workprec(64):
-            return _round_nearest(mpf(math.frexp(x)[1] - 1), False, fmt, 64, exact=True)
-    if name == "rsqrt" and math.frexp(x)[0] == 0.5 and (math.frexp(x)[1] - 1) % 2 == 0:
-        with mp.workprec(64):  # 1/sqrt(4^k) = 2^-k exactly
-            return _round_nearest(mp.ldexp(mpf(1), -(math.frexp(x)[1] - 1) // 2), False, fmt, 64,
-                                  exact=True)
+    function = get_function(name)
+    f = function.mpmath_form
     e = math.frexp(x)[1]
     prec = 64 + 2 * abs(e)  # tiny x: f(x) near x; huge x: x^2 needs 2e bits before exp()
     while prec <= MAX_PRECISION:
         with mp.workprec(prec):
             v = f(mpf(x))
-            neg_zero = v < 0 or (v == 0 and x < 0 and name in _NEGATIVE_FOR_NEGATIVE_X)
+            neg_zero = v < 0 or (v == 0 and x < 0 and function.negative_for_negative_x)
             r = _round_nearest(v, neg_zero, fmt, prec)
         if r is not None:
             return r
@@ -208,4 +154,4 @@ def crosscheck_table(name: str, fmt: Format | str, workers: int = 0) -> np.ndarr
     return out.astype(fmt.uint)
 
 
-__all__ = ["MPMATH_FUNCTIONS", "check_value", "crosscheck_table"]
+__all__ = ["check_value", "crosscheck_table"]

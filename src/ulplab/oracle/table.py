@@ -2,7 +2,8 @@
 
 ``oracle_table(func, fmt)`` returns a 1-D array of bit patterns of length 2**bits whose entry i is
 the result for the input with bit pattern i. Tables are cached (see ``cache``) under a key naming
-the function, format, rounding mode, denormal policy and ORACLE_VERSION.
+the function, format, rounding mode, denormal policy and a hash of the oracle's source
+(``oracle_source_hash``).
 
 A cold build evaluates every pattern once, in all four rounding modes at once, split across
 processes (one per core) with a progress bar; the IEEE tables are stored per mode. Denormal
@@ -12,12 +13,21 @@ zero of its sign, under FTZ a subnormal result becomes the zero of its sign.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import importlib
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+import ulplab
+import ulplab.formats
+import ulplab.functions
+import ulplab.oracle
 from ulplab.formats import (
     ROUNDING_MODES,
     Format,
@@ -34,14 +44,50 @@ from ulplab.oracle import cache
 from ulplab.oracle.workers import pool_context, worker_count
 from ulplab.oracle.ziv import correctly_rounded_array
 
-ORACLE_VERSION = 1
-"""Bump when any oracle result could change: every cached table is then rebuilt."""
-
 CHUNK = 1024
 
 
+def _package_files(package: ModuleType) -> list[Path]:
+    return sorted(Path(package.__file__ or "").parent.rglob("*.py"))
+
+
+def _function_files(func: str) -> list[Path]:
+    """The function's module and every module of ``ulplab.functions`` it draws on (transitively):
+    the shared parts, a sibling such as log for log2."""
+    prefix = f"{ulplab.functions.__name__}."
+    seen: dict[str, Path] = {}
+    todo = [importlib.import_module(prefix + func)]
+    while todo:
+        module = todo.pop()
+        if module.__name__ in seen:
+            continue
+        seen[module.__name__] = Path(module.__file__ or "")
+        for value in vars(module).values():
+            name = value.__name__ if isinstance(value, ModuleType) else getattr(
+                value, "__module__", None)
+            if isinstance(name, str) and name.startswith(prefix) and name not in seen:
+                todo.append(importlib.import_module(name))
+    return sorted(seen.values())
+
+
+@functools.cache
+def oracle_source_hash(func: str) -> str:
+    """SHA-256 (16 hex digits) of the source the oracle's results for ``func`` come from.
+
+    The oracle package, the formats package (its rounding and encodings) and the function's
+    module with the modules it draws on: any edit there can change a result, and changes the
+    cache key, so a stale table is never read (there is no version number to bump by hand).
+    """
+    digest = hashlib.sha256()
+    root = Path(ulplab.__file__ or "").parent
+    for path in (_package_files(ulplab.oracle) + _package_files(ulplab.formats)
+                 + _function_files(func)):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
 def cache_key(func: str, fmt: Format, rounding: str, denormals: str) -> str:
-    return f"{func}-{fmt.name}-{rounding}-{denormals}-v{ORACLE_VERSION}"
+    return f"{func}-{fmt.name}-{rounding}-{denormals}-{oracle_source_hash(func)}"
 
 
 def _chunk_worker(func: str, fmt_name: str, start: int, stop: int) -> tuple[int, np.ndarray]:

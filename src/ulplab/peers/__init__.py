@@ -9,8 +9,8 @@ For each backend (``backends.BACKENDS``, plus any ``module:function`` callable):
   gives a zero;
 * scalar vs vector: one-element calls give other bits than the same inputs inside a long array.
 
-For ``gelu`` and ``tanh`` the backward pass (autograd) is measured too, against the oracle's
-``gelu_grad`` and ``tanh_grad``.
+For a function whose module names its ``derivative`` (``gelu``, ``tanh``) the backward pass
+(autograd) is measured too, against the oracle's derivative (``gelu_grad``, ``tanh_grad``).
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from typing import Any
 import numpy as np
 
 from ulplab.formats import Format, Kind, classify, get_format, magnitude
+from ulplab.functions import get_function
 from ulplab.methods import Method
 from ulplab.peers.backends import BACKENDS, Unavailable, user_callable
 from ulplab.stats import summarize
 from ulplab.sweep import Outputs, compare, method_outputs
 
-BACKWARD = {"gelu": "gelu_grad", "tanh": "tanh_grad"}
 SCALAR_SAMPLE = 256
 
 
@@ -59,7 +59,8 @@ def report_card(func: str, fmt: Format | str, backends: Sequence[str] | None = N
     names = list(BACKENDS) if backends is None else list(backends)
     rows: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
-    passes = [(func, False)] + ([(BACKWARD[func], True)] if backward and func in BACKWARD else [])
+    derivative = get_function(func).derivative
+    passes = [(func, False)] + ([(derivative, True)] if backward and derivative else [])
     for target, is_backward in passes:
         candidates: list[tuple[str, Method]] = []
         for name in names:

@@ -7,14 +7,16 @@ never an error. Kinds of callables, as ``ulplab.sweep`` takes them:
 * ``takes="format"``: computes in the format itself (torch/JAX on bfloat16 tensors);
 * ``takes="float32"``: computes in float32; the sweep rounds to the format (nearest-even).
 
-Backward passes (``gelu``/``tanh`` through autograd) are measured against the oracle's
-``gelu_grad``/``tanh_grad``.
+Which native function each backend calls is the function module's ``peers`` (an import path and
+keywords; the C library's float function name). Backward passes (autograd of a function whose
+module names its ``derivative``: gelu, tanh) are measured against the oracle's derivative.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ulplab.formats import Format
+from ulplab.functions import Peer, get_function
 
 ArrayFn = Callable[[np.ndarray], np.ndarray]
 
@@ -47,19 +50,18 @@ def _module(name: str) -> Any:
 
 
 # ---------------------------------------------------------------- torch
-def _torch_fn(func: str) -> Callable[[Any], Any]:
-    torch = _module("torch")
-    F = torch.nn.functional
-    table = {
-        "gelu": F.gelu, "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"),
-        "tanh": torch.tanh, "exp": torch.exp, "exp2": torch.exp2, "log": torch.log,
-        "log2": torch.log2, "sin": torch.sin, "cos": torch.cos, "sigmoid": torch.sigmoid,
-        "softplus": F.softplus, "silu": F.silu, "erf": torch.erf, "erfc": torch.erfc,
-        "rsqrt": torch.rsqrt, "log1p": torch.log1p, "expm1": torch.expm1, "tan": torch.tan,
-    }
-    if func not in table:
-        raise Unavailable(f"torch has no {func}")
-    return table[func]
+def _peer_callable(func: str, library: str) -> Callable[..., Any]:
+    """The function module's peer in ``library`` (torch, jax, numpy), imported and bound."""
+    named: Peer | None = getattr(get_function(func).peers, library)
+    if named is None:
+        raise Unavailable(f"{library} has no {func}")
+    parts = named.path.split(".")
+    obj = _module(parts[0])
+    for i, attr in enumerate(parts[1:], start=1):
+        if not hasattr(obj, attr):  # a submodule not imported by its parent (jax.scipy ...)
+            _module(".".join(parts[:i + 1]))
+        obj = getattr(obj, attr)
+    return functools.partial(obj, **dict(named.kwargs)) if named.kwargs else obj
 
 
 def _torch_dtype(fmt: Format) -> Any:
@@ -75,7 +77,7 @@ def _torch(device: str, native: bool) -> Callable[[str, Format, bool], tuple[Arr
         torch = _module("torch")
         if device == "cuda" and not torch.cuda.is_available():
             raise Unavailable("no CUDA device")
-        fn = _torch_fn(func)
+        fn = _peer_callable(func, "torch")
         dtype = _torch_dtype(fmt) if native else torch.float32
 
         def run(x: np.ndarray) -> np.ndarray:
@@ -102,30 +104,13 @@ def _torch(device: str, native: bool) -> Callable[[str, Format, bool], tuple[Arr
 
 
 # ---------------------------------------------------------------- JAX
-def _jax_fn(func: str) -> Callable[[Any], Any]:
-    jax = _module("jax")
-    jnp = jax.numpy
-    special = _module("jax.scipy.special")
-    table = {
-        "gelu": lambda t: jax.nn.gelu(t, approximate=False),
-        "gelu_tanh": lambda t: jax.nn.gelu(t, approximate=True),
-        "tanh": jnp.tanh, "exp": jnp.exp, "exp2": jnp.exp2, "log": jnp.log, "log2": jnp.log2,
-        "sin": jnp.sin, "cos": jnp.cos, "sigmoid": jax.nn.sigmoid, "softplus": jax.nn.softplus,
-        "silu": jax.nn.silu, "erf": special.erf, "erfc": special.erfc,
-        "rsqrt": jax.lax.rsqrt, "log1p": jnp.log1p, "expm1": jnp.expm1, "tan": jnp.tan,
-    }
-    if func not in table:
-        raise Unavailable(f"JAX has no {func}")
-    return table[func]
-
-
 def _jax(native: bool, jit: bool) -> Callable[[str, Format, bool], tuple[ArrayFn, str]]:
     def make(func: str, fmt: Format, backward: bool) -> tuple[ArrayFn, str]:
         jax = _module("jax")
         jnp = jax.numpy
         if native and fmt.name not in ("bfloat16", "float16", "float32"):
             raise Unavailable(f"JAX elementwise math in {fmt.name} is not measured")
-        fn = _jax_fn(func)
+        fn = _peer_callable(func, "jax")
         if backward:
             fn = jax.vmap(jax.grad(fn))
         if jit:
@@ -141,16 +126,10 @@ def _jax(native: bool, jit: bool) -> Callable[[str, Format, bool], tuple[ArrayFn
 
 
 # ---------------------------------------------------------------- NumPy and the C library
-_NUMPY = {"tanh": np.tanh, "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2,
-          "sin": np.sin, "cos": np.cos, "log1p": np.log1p, "expm1": np.expm1, "tan": np.tan}
-
-
 def _numpy(func: str, fmt: Format, backward: bool) -> tuple[ArrayFn, str]:
     if backward:
         raise Unavailable("NumPy has no autograd")
-    if func not in _NUMPY:
-        raise Unavailable(f"NumPy has no {func} ufunc")
-    uf = _NUMPY[func]
+    uf = _peer_callable(func, "numpy")
 
     def run(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
@@ -159,20 +138,16 @@ def _numpy(func: str, fmt: Format, backward: bool) -> tuple[ArrayFn, str]:
     return run, "float32"
 
 
-_LIBM = {"exp": "expf", "exp2": "exp2f", "log": "logf", "log2": "log2f", "sin": "sinf",
-         "cos": "cosf", "tanh": "tanhf", "erf": "erff", "erfc": "erfcf", "log1p": "log1pf",
-         "expm1": "expm1f", "tan": "tanf"}
-
-
 def _libm(func: str, fmt: Format, backward: bool) -> tuple[ArrayFn, str]:
     if backward:
         raise Unavailable("the C library has no derivatives")
-    if func not in _LIBM:
+    c_name = get_function(func).peers.libm
+    if c_name is None:
         raise Unavailable(f"the C library has no {func}")
     path = ctypes.util.find_library("m")
     if path is None:
         raise Unavailable("no C math library found")
-    cfn = getattr(ctypes.CDLL(path), _LIBM[func])
+    cfn = getattr(ctypes.CDLL(path), c_name)
     cfn.restype = ctypes.c_float
     cfn.argtypes = [ctypes.c_float]
     vec = np.frompyfunc(cfn, 1, 1)
