@@ -1,4 +1,4 @@
-"""The rsqrt, expm1, log1p and tan kernels (and tanh_grad, the derivative of tanh): special
+"""The rsqrt, expm1, log1p and tan kernels (and tanh_grad, gelu_grad, the derivatives): special
 values by encoding (C99 Annex F), tiny inputs decided on the bits, exact cases, random and hard
 float32 inputs against the oracle's round-to-odd, and every narrow-format input in the three
 directed rounding modes.
@@ -19,6 +19,7 @@ from kernel_checks import (
     trig_hard_bits,
 )
 from ulplab.kernels import expm1 as kexpm1
+from ulplab.kernels import gelu_grad as kgelu_grad
 from ulplab.kernels import log1p as klog1p
 from ulplab.kernels import rsqrt as krsqrt
 from ulplab.kernels import tan as ktan
@@ -28,7 +29,7 @@ from ulplab.methods import all_methods
 QNAN, INF, NINF = 0x7FC00000, 0x7F800000, 0xFF800000
 f32 = np.float32
 KERNELS = {"rsqrt": krsqrt.rsqrt, "expm1": kexpm1.expm1, "log1p": klog1p.log1p,
-           "tan": ktan.tan, "tanh_grad": ktanh_grad.tanh_grad}
+           "tan": ktan.tan, "tanh_grad": ktanh_grad.tanh_grad, "gelu_grad": kgelu_grad.gelu_grad}
 NAN_INPUTS = [(0x7FC00000, QNAN), (0xFFC00001, QNAN), (0x7F800001, QNAN), (0xFFFFFFFF, QNAN)]
 
 SPECIALS = {
@@ -68,6 +69,13 @@ SPECIALS = {
         (NINF, 0x00000000), (0x00000001, 0x3F7FFFFF), (0x38FFFFFF, 0x3F7FFFFF),
         (0xB8FFFFFF, 0x3F7FFFFF), (0x42800000, 0x00000001), (0xC2800001, 0x00000001),
         (0x7F7FFFFF, 0x00000001), (0xFF7FFFFF, 0x00000001),
+        *NAN_INPUTS,
+    ],
+    "gelu_grad": [  # 1/2 at ±0, the limits at ±inf, just off 1/2 for tiny x, saturations
+        (0x00000000, 0x3F000000), (0x80000000, 0x3F000000), (INF, 0x3F800000),
+        (NINF, 0x80000000), (0x00000001, 0x3F000001), (0x80000001, 0x3EFFFFFF),
+        (0x307FFFFF, 0x3F000001), (0xB07FFFFF, 0x3EFFFFFF), (0x41100000, 0x3F800001),
+        (0x7F7FFFFF, 0x3F800001), (0xC16C0001, 0x80000001), (0xFF7FFFFF, 0x80000001),
         *NAN_INPUTS,
     ],
 }
@@ -173,6 +181,39 @@ def test_tanh_grad_around_its_switches_against_the_oracle():
                          ((2.0**-13, 2.0**-10), (0.5, 4.0), (19.5, 20.5), (50.0, 55.0),
                           (63.0, 65.0))])
     assert_round_to_odd("tanh_grad", ktanh_grad.tanh_grad, np.concatenate([xs, -xs]))
+
+
+def test_gelu_grad_special_values():
+    assert_special_table(kgelu_grad.gelu_grad, SPECIALS["gelu_grad"])
+
+
+def test_gelu_grad_constants_regenerate():
+    for name, value in kgelu_grad.split_constants().items():
+        assert float(getattr(kgelu_grad, name)) == value, name
+
+
+def test_gelu_grad_around_its_switches_against_the_oracle():
+    """Around |x| = 1/sqrt2 (series / erfcx), 9, 14.75, the erfcx pieces, and 2^-30."""
+    rng = np.random.default_rng(37)
+    xs = np.concatenate([rng.uniform(lo, hi, 1500).astype(f32) for lo, hi in
+                         ((0.6, 0.8), (8.5, 9.5), (14.0, 14.76), (0.5, 14.0), (2.0**-30, 0.01))])
+    assert_round_to_odd("gelu_grad", kgelu_grad.gelu_grad, np.concatenate([xs, -xs]))
+
+
+def test_gelu_grad_is_faithful_next_to_its_sign_change():
+    """The 6,000 float32 nearest to the zero at x = -0.7517915: within 1 ulp of the correctly
+    rounded value (the cancellation there leaves fewer bits: 1 of them is not the round-to-odd,
+    measured)."""
+    from ulplab.formats import get_format, to_values
+    from ulplab.oracle.table import evaluate
+    from ulplab.ulp import ulp_distance
+
+    f32fmt = get_format("float32")
+    r = int(f32(-0.7517915).view(np.uint32))
+    xs = np.arange(r - 3000, r + 3000, dtype=np.uint32).view(f32)
+    truth = evaluate("gelu_grad", to_values(bits(xs), f32fmt), f32fmt)
+    u = ulp_distance(bits(kgelu_grad.gelu_grad(xs)), truth, f32fmt)
+    assert u.min() >= 0 and u.max() <= 1
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))
