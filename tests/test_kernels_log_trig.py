@@ -10,44 +10,16 @@ its distance to a float32 (about 2^-46 relative, far below what these inputs com
 import numpy as np
 import pytest
 
-from ulplab.formats import get_format, to_values
+from kernel_checks import assert_round_to_odd as _assert_round_to_odd
+from kernel_checks import assert_special_table as _special_table
+from kernel_checks import bits as _bits
+from kernel_checks import trig_hard_bits
 from ulplab.kernels import log as klog
 from ulplab.kernels import trig as ktrig
 from ulplab.kit import fma, run_guarded
-from ulplab.oracle.table import evaluate
 
-F32 = get_format("float32")
 QNAN = 0x7FC00000
 f32 = np.float32
-
-
-def _bits(xs):
-    return np.asarray(xs, f32).view(np.uint32)
-
-
-def _round_to_odd_truth(function, xs):
-    """The float32 round-to-odd of f(x), from the oracle's rounding down and up."""
-    vals = to_values(_bits(xs), F32)
-    down = evaluate(function, vals, F32, "down")
-    up = evaluate(function, vals, F32, "up")
-    return np.where(down == up, down, np.where((down & 1) == 1, down, up))
-
-
-def _assert_round_to_odd(function, fn, xs):
-    xs = np.asarray(xs, f32)
-    got = _bits(fn(xs))
-    want = _round_to_odd_truth(function, xs)
-    bad = got != want
-    assert not bad.any(), [(hex(b), hex(g), hex(w)) for b, g, w in
-                           zip(_bits(xs)[bad][:6], got[bad][:6], want[bad][:6], strict=True)]
-
-
-def _special_table(fn, table):
-    xs = np.array([b for b, _ in table], np.uint32).view(f32)
-    got = _bits(fn(xs))
-    want = np.array([w for _, w in table], np.uint32)
-    assert np.array_equal(got, want), [(hex(b), hex(g), hex(w)) for (b, w), g in
-                                       zip(table, got, strict=True) if g != w]
 
 
 # ---------------------------------------------------------------- log, log2
@@ -141,15 +113,7 @@ def test_cos_special_values():
     _special_table(ktrig.cos, COS_SPECIALS)
 
 
-# The hardest reductions over all float32 (smallest |x 2/pi - q|, 2^-29.86 to 2^-26.3, found
-# by an exhaustive search over every significand of every exponent), then edges.
-HARD = np.array([0x6F79BE45, 0x50A3E87F, 0x6FF9BE45, 0x5123E87F, 0x437CE5F1, 0x7079BE45,
-                 0x6A1976F1, 0x53B146A6, 0x65898498, 0x51A3E87F, 0x43FCE5F1, 0x77584625,
-                 0x4C2332E9, 0x4096CBE4, 0x6C55DA58, 0x5C07BCD0, 0x474D246F, 0x723FA09A,
-                 0x447CE5F1, 0x4A2562AE,
-                 0x7F7FFFFF, 0x7F7FFFFE, 0x7F000000, 0x45800000, 0x457FFFFF, 0x3F490FDB,
-                 0x3F490FDA, 0x3FC90FDB, 0x40490FDB, 0x40C90FDB, 0x39800000, 0x397FFFFF],
-                np.uint32)
+HARD = trig_hard_bits()
 
 
 @pytest.mark.parametrize("function", ["sin", "cos"])

@@ -106,16 +106,22 @@ def exp_reduced_parts(k: np.ndarray, r: np.ndarray,
     return h, low, m
 
 
-def exp_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(h, l, m) with e^x = (h + l) 2^m to about 2^-40 relative (steps 2 to 4), for finite
-    EXP_UNDERFLOW <= x <= EXP_OVERFLOW; 0.99 < h < 2, m is int32. The building block of the
-    kernels made from exp (sigmoid, tanh, softplus, ...)."""
+def exp_reduce(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(k, r, rl) with x = k ln2/64 + r + rl (step 2), k an integer-valued float32, for finite
+    |x| < 2^14 ln2/64."""
     k = np.rint(x * INV_LN2_64)
     t = x - k * LN2_64_C1
     p, pe = two_prod(k, np.full_like(k, LN2_64_C2))
     r, rl = two_sum(t, -p)
     rl = rl - (pe + k * LN2_64_C3)
-    return exp_reduced_parts(k, r, rl)
+    return k, r, rl
+
+
+def exp_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(h, l, m) with e^x = (h + l) 2^m to about 2^-40 relative (steps 2 to 4), for finite
+    EXP_UNDERFLOW <= x <= EXP_OVERFLOW; 0.99 < h < 2, m is int32. The building block of the
+    kernels made from exp (sigmoid, tanh, softplus, ...)."""
+    return exp_reduced_parts(*exp_reduce(x))
 
 
 ONE_UP = np.uint32(0x3F800001)  # the odd neighbour above 1

@@ -186,15 +186,19 @@ def _clean(x: np.ndarray) -> np.ndarray:
     return np.where((b != 0) & (b < np.uint32(0x7F800000)), x, f32(1.0))
 
 
+def k_ln2_plus(k: np.ndarray, lh: np.ndarray, ll: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(h, l) = k ln 2 + (lh + ll) as a normalized double-float (step 6 before the rounding)."""
+    pm, pe = two_prod(k, np.full_like(k, LN2_MID))
+    s, b1 = two_sum(k * LN2_HI, pm)
+    s, b2 = two_sum(s, lh)
+    lo = (b1 + b2) + (pe + (k * LN2_LO + ll))
+    return fast_two_sum(s, lo)
+
+
 def log(x: np.ndarray) -> np.ndarray:
     """Natural logarithm, float32 in -> float32 out (see the module docstring)."""
     with np.errstate(all="ignore"):
-        k, lh, ll = log_parts(_clean(x))
-        pm, pe = two_prod(k, np.full_like(k, LN2_MID))
-        s, b1 = two_sum(k * LN2_HI, pm)
-        s, b2 = two_sum(s, lh)
-        lo = (b1 + b2) + (pe + (k * LN2_LO + ll))
-        y = round_to_odd(*fast_two_sum(s, lo))
+        y = round_to_odd(*k_ln2_plus(*log_parts(_clean(x))))
         return _special(x, y)
 
 
