@@ -256,32 +256,39 @@ def cmd_formats(args: argparse.Namespace) -> int:
     for f in fmts:
         c = counts(f, ftz=policy.daz or policy.ftz)
         rows.append([f.name, f.bits, f.precision, f.emin, f.emax, repr(f.max_value),
-                     repr(f.min_normal), repr(f.min_subnormal), "yes" if f.has_inf else "no",
-                     f"0x{f.nan_bits:x}", c["patterns"], c["finite"], c["distinct_finite"],
-                     c["subnormal"]])
+                     repr(f.min_normal), repr(f.min_subnormal), "yes" if f.signed else "no",
+                     "yes" if f.has_neg_zero else "no", "yes" if f.has_inf else "no",
+                     f"0x{f.nan_bits:x}" if f.has_nan else "none", f.overflow,
+                     c["patterns"], c["finite"], c["distinct_finite"], c["subnormal"]])
     con.print(simple_table(f"formats (denormals: {policy.name})",
                            ["format", "bits", "precision", "emin", "emax", "max", "min normal",
-                            "min subnormal", "inf", "NaN", "patterns", "finite",
-                            "distinct finite (ordinals)", "subnormals"], rows))
+                            "min positive", "sign", "-0", "inf", "NaN", "overflow", "patterns",
+                            "finite", "distinct finite (ordinals)", "subnormals"], rows))
     if args.format and (policy.daz or policy.ftz):
         f = fmts[0]
-        w = f.bits // 4
+        w = max(f.bits // 4, 1)
         mn, mx, sb = f.min_normal_bits, f.max_bits, f.sign_bit
         half = mx - mn + 1
         sub = mn - 1
+        if sub <= 0:
+            con.print(f"{f.name} has no subnormals: {policy.name} changes nothing")
+            return 0
+        zero_note = "±0 and every subnormal map here" if f.has_neg_zero else \
+            "+0 and every subnormal map here (no -0)"
+        positive = [["zero", f"0x{0:0{w}x}", 1, zero_note],
+                    ["positive normals", f"0x{mn:0{w}x} - 0x{mx:0{w}x}", half,
+                     "excludes +inf" if f.has_inf else ""],
+                    ["total finite", "-", 2 * half + 1, "ordinal indices"],
+                    ["positive subnormals", f"0x{1:0{w}x} - 0x{sub:0{w}x}", sub,
+                     "treated as zero"],
+                    ["negative subnormals", f"0x{sb | 1:0{w}x} - 0x{sb | sub:0{w}x}", sub,
+                     "treated as zero"],
+                    ["total subnormals", "-", 2 * sub, ""]]
         con.print(simple_table(
             f"{f.name} value space under {policy.name}",
             ["category", "bit range", "count", "notes"],
             [["negative normals", f"0x{sb | mn:0{w}x} - 0x{sb | mx:0{w}x}", half,
-              "excludes -inf" if f.has_inf else ""],
-             ["zero", f"0x{0:0{w}x}", 1, "±0 and every subnormal map here"],
-             ["positive normals", f"0x{mn:0{w}x} - 0x{mx:0{w}x}", half,
-              "excludes +inf" if f.has_inf else ""],
-             ["total finite", "-", 2 * half + 1, "ordinal indices"],
-             ["positive subnormals", f"0x{1:0{w}x} - 0x{sub:0{w}x}", sub, "treated as zero"],
-             ["negative subnormals", f"0x{sb | 1:0{w}x} - 0x{sb | sub:0{w}x}", sub,
-              "treated as zero"],
-             ["total subnormals", "-", 2 * sub, ""]]))
+              "excludes -inf" if f.has_inf else ""], *positive]))
     return 0
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ulplab.formats import Format, Kind, classify, get_format, magnitude
+from ulplab.formats import Format, Kind, classify, get_format, signed_zero
 from ulplab.methods import Method
 from ulplab.peers.backends import BACKENDS, Unavailable, user_callable
 from ulplab.stats import summarize
@@ -32,9 +32,8 @@ SCALAR_SAMPLE = 256
 
 def _behaviours(method: Method, out: Outputs, fmt: Format) -> dict[str, Any]:
     bits, got, expected = out.x_bits, out.got, out.expected
-    mag = magnitude(bits, fmt)
-    sub_in = (mag != 0) & (mag < fmt.min_normal_bits)
-    zero_of = bits.astype(np.int64) & fmt.sign_bit  # index of the zero with the same sign
+    sub_in = classify(bits, fmt) == Kind.SUBNORMAL
+    zero_of = signed_zero(bits, fmt)  # index of the zero with the same sign (+0 in fnuz)
     differs = expected != expected[zero_of]
     daz_cand = sub_in & differs
     read_as_zero = daz_cand & (got == got[zero_of])
