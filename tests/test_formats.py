@@ -205,6 +205,16 @@ def test_flush_subnormals(small_format):
     np.testing.assert_array_equal(flushed[~sub], bits[~sub])
 
 
+def test_float32_round_to_odd_keeps_two_bits_beyond_every_small_format(small_format):
+    """The det kernels' claim (methods/det.py): a float32 round-to-odd result rounds correctly to
+    a format whose every quantum is at least 4 float32 quanta, subnormals included."""
+    f32 = FORMATS["float32"]
+    assert small_format.precision + 2 <= f32.precision
+    smallest_quantum = small_format.emin - small_format.precision + 1
+    assert smallest_quantum >= f32.emin - f32.precision + 1 + 2
+    assert small_format.max_value < f32.max_value
+
+
 def test_unknown_format_names_the_choices():
     with pytest.raises(ValueError, match="valid: bfloat16, float16"):
         get_format("bf16x")
