@@ -266,7 +266,7 @@ def cmd_formats(args: argparse.Namespace) -> int:
                             "finite", "distinct finite (ordinals)", "subnormals"], rows))
     if args.format and (policy.daz or policy.ftz):
         f = fmts[0]
-        w = max(f.bits // 4, 1)
+        w = (f.bits + 3) // 4
         mn, mx, sb = f.min_normal_bits, f.max_bits, f.sign_bit
         half = mx - mn + 1
         sub = mn - 1
