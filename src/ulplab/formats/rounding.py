@@ -121,6 +121,29 @@ def round_to_format(values: np.ndarray, fmt: Format, mode: str = "nearest-even")
     return out.astype(fmt.uint)
 
 
+def _encode_one(neg: bool, mag: int, toward_zero: bool, fmt: Format) -> int:
+    """``_encode`` for one nonzero value (the oracle's hot path: no NumPy call per value)."""
+    off = fmt.encoding_offset
+    nan = fmt.nan_bits | (fmt.sign_bit if neg else 0)
+    if mag > fmt.max_bits + off:  # overflow
+        if toward_zero or fmt.overflow == "saturate":
+            mag = fmt.max_bits + off
+        elif fmt.overflow == "inf":
+            assert fmt.inf_bits is not None
+            mag = fmt.inf_bits + off
+        else:
+            return nan
+    if mag == 0 and not fmt.has_zero:  # below the smallest value of a format without zero
+        if toward_zero:
+            return nan
+        mag = off
+    if not fmt.signed:
+        return nan if neg else mag - off
+    if neg and (mag != 0 or fmt.has_neg_zero):
+        return (mag - off) | fmt.sign_bit
+    return mag - off
+
+
 def _finish(neg: bool, ee: int, n: int, cmp_half: int, inexact: bool,
             fmt: Format) -> tuple[int, ...]:
     """Bit patterns in every mode from the truncated significand ``n`` at binade ``ee``.
@@ -132,10 +155,12 @@ def _finish(neg: bool, ee: int, n: int, cmp_half: int, inexact: bool,
     away = trunc + (1 if inexact else 0)
     nearest = trunc + (1 if cmp_half > 0 or (cmp_half == 0 and n & 1) else 0)
     up, down = (trunc, away) if neg else (away, trunc)
-    mags = np.array([nearest, trunc, up, down], dtype=np.int64)
-    toward_zero = np.array([False, True, neg, not neg])
-    out = _encode(np.full(4, neg), mags, toward_zero, np.zeros(4, dtype=bool), fmt)
-    return tuple(int(b) for b in out)
+    return (
+        _encode_one(neg, nearest, False, fmt),
+        _encode_one(neg, trunc, True, fmt),
+        _encode_one(neg, up, neg, fmt),
+        _encode_one(neg, down, not neg, fmt),
+    )
 
 
 def round_dyadic(neg: bool, man: int, exp: int, fmt: Format) -> tuple[int, ...]:
