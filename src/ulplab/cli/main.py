@@ -247,14 +247,23 @@ def cmd_saturation(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- formats / methods / functions
 def cmd_formats(args: argparse.Namespace) -> int:
-    from ulplab.report import simple_table
+    from ulplab.report import check_writable, simple_table, write_json
 
     policy = get_policy(args.denormals)
     fmts = [get_format(args.format)] if args.format else list(FORMATS.values())
+    if args.json:
+        check_writable(args.json)
     con = _out()
     rows = []
+    listing = []
     for f in fmts:
         c = counts(f, ftz=policy.daz or policy.ftz)
+        listing.append({"format": f.name, "bits": f.bits, "precision": f.precision,
+                        "emin": f.emin, "emax": f.emax, "max": f.max_value,
+                        "min_normal": f.min_normal, "min_positive": f.min_subnormal,
+                        "signed": f.signed, "zero": f.has_zero, "negative_zero": f.has_neg_zero,
+                        "inf": f.has_inf, "nan_bits": f.nan_bits if f.has_nan else None,
+                        "overflow": f.overflow, "denormals": policy.name, **c})
         rows.append([f.name, f.bits, f.precision, f.emin, f.emax, repr(f.max_value),
                      repr(f.min_normal), repr(f.min_subnormal), "yes" if f.signed else "no",
                      "yes" if f.has_neg_zero else "no", "yes" if f.has_inf else "no",
@@ -264,6 +273,8 @@ def cmd_formats(args: argparse.Namespace) -> int:
                            ["format", "bits", "precision", "emin", "emax", "max", "min normal",
                             "min positive", "sign", "-0", "inf", "NaN", "overflow", "patterns",
                             "finite", "distinct finite (ordinals)", "subnormals"], rows))
+    if args.json:
+        write_json(args.json, listing)
     if args.format and (policy.daz or policy.ftz):
         f = fmts[0]
         w = (f.bits + 3) // 4
@@ -524,6 +535,7 @@ def build_parser() -> argparse.ArgumentParser:
     f = sub.add_parser("formats", help="the formats and their value spaces")
     f.add_argument("--format", help=f"one of {', '.join(FORMATS)} (default: all)")
     f.add_argument("--denormals", default="ieee", help=f"one of {', '.join(POLICIES)}")
+    f.add_argument("--json", help="also write each format's traits and counts as JSON")
     f.set_defaults(run=cmd_formats)
 
     m = sub.add_parser("methods", help="list registered methods")
