@@ -9,6 +9,7 @@ import json
 import pytest
 
 from ulplab.cli.main import main
+from ulplab.formats import EXHAUSTIVE_FORMATS, get_format
 from ulplab.peers import report_card
 
 FUNCS = ("gelu", "gelu_tanh", "tanh", "exp", "log", "sin", "cos", "sigmoid", "silu", "softplus",
@@ -64,3 +65,17 @@ def test_user_callable_and_cli(tmp_path, capsys):
     assert "report card" in capsys.readouterr().out
     assert main(["peers", "exp", "--backends", "tensorflow"]) == 2
     assert "unknown backend 'tensorflow'; valid: torch" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", [f for f in EXHAUSTIVE_FORMATS if get_format(f).bits <= 8])
+def test_narrow_formats_get_a_report_card_or_a_reason(fmt):
+    """Native rows where the library computes in the dtype (JAX: fp8 and fp4; torch 2.13 CPU has
+    fp8 dtypes without math), a skip naming the format otherwise; float32 backends always run."""
+    card = report_card("tanh", fmt, ["torch", "torch-f32", "jax", "jax-f32"], backward=False)
+    rows = _rows(card)
+    assert {"torch-f32", "jax-f32"} <= set(rows)
+    assert rows["torch-f32"]["max_ulp"] == 0 and rows["torch-f32"]["nan_mismatches"] == 0
+    skipped = {s["backend"]: s["reason"] for s in card["skipped"]}
+    assert set(rows) | set(skipped) == {"torch", "torch-f32", "jax", "jax-f32"}
+    assert all(fmt in reason for reason in skipped.values())
+    assert "torch" in skipped  # measured: no torch CPU math in any fp8/fp6/fp4 dtype
