@@ -30,7 +30,7 @@ def small_format(request):
 
 
 def hexbits(b, fmt):
-    return f"0x{int(b):0{fmt.bits // 4}x}"
+    return f"0x{int(b):0{(fmt.bits + 3) // 4}x}"
 
 
 def assert_bits_equal(got, expected, fmt, xs=None, what="result"):

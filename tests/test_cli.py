@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ulplab.cli.main import main
-from ulplab.formats import get_format
+from ulplab.formats import FORMATS, get_format
 from ulplab.oracle.table import oracle_table
 
 KEYS = {"method", "max_ulp", "mean_ulp", "exact_fraction", "within1_fraction", "nan_mismatches",
@@ -72,6 +72,17 @@ def test_formats_daz_ftz_value_space(capsys):
     assert code == 0
     for figure in ("65025", "32512", "254", "127", "0x8080 - 0xff7f", "0x0080 - 0x7f7f"):
         assert figure in out
+
+
+def test_formats_lists_every_format_with_its_pattern_count(capsys, tmp_path):
+    j = tmp_path / "formats.json"
+    code, out, _ = run_cli(capsys, "formats", "--json", str(j))
+    listed = {row["format"]: row for row in json.loads(j.read_text())}
+    assert code == 0 and set(listed) == set(FORMATS)
+    for name, fmt in FORMATS.items():
+        assert listed[name]["patterns"] == 2 ** fmt.bits and name in out
+    assert listed["float4_e2m1fn"]["patterns"] == 16
+    assert listed["float8_e4m3fnuz"]["negative_zero"] is False
 
 
 def test_methods_and_functions_lists(capsys):

@@ -10,7 +10,7 @@ tests/test_methods.py; faithfulness on random float32 inputs is in tests/test_ke
 import numpy as np
 import pytest
 
-from ulplab.formats import get_format, round_to_format, to_values
+from ulplab.formats import EXHAUSTIVE_FORMATS, get_format, round_to_format, to_values
 from ulplab.kernels import erf as kerf
 from ulplab.kernels import logistic as klog
 from ulplab.kernels import tanh as ktanh
@@ -19,7 +19,7 @@ from ulplab.oracle.ziv import correctly_rounded
 from ulplab.ulp import ulp_distance
 
 F32 = get_format("float32")
-NARROW = ("bfloat16", "float16", "float8_e4m3fn", "float8_e5m2")
+NARROW = EXHAUSTIVE_FORMATS  # every format narrower than float32
 KERNELS = {"sigmoid": klog.sigmoid, "silu": klog.silu, "softplus": klog.softplus,
            "tanh": ktanh.tanh, "gelu_tanh": ktanh.gelu_tanh, "erf": kerf.erf, "gelu": kerf.gelu}
 NAN, INF = 0x7FC00000, 0x7F800000

@@ -8,6 +8,7 @@ import pytest
 from conftest import assert_bits_equal
 from ulplab.analysis.saturation import saturation
 from ulplab.formats import (
+    EXHAUSTIVE_FORMATS,
     ROUNDING_MODES,
     Kind,
     all_patterns,
@@ -24,10 +25,9 @@ from ulplab.oracle.table import cache_key, oracle_table
 from ulplab.oracle.ziv import correctly_rounded
 
 BF16 = get_format("bfloat16")
-ALL_FORMATS = ("bfloat16", "float16", "float8_e4m3fn", "float8_e5m2")
 
 
-@pytest.mark.parametrize("fmt_name", ALL_FORMATS)
+@pytest.mark.parametrize("fmt_name", EXHAUSTIVE_FORMATS)
 @pytest.mark.parametrize("func", list(FUNCTIONS))
 def test_oracle_agrees_with_independent_check_on_every_input(func, fmt_name):
     fmt = get_format(fmt_name)

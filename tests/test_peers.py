@@ -9,6 +9,7 @@ import json
 import pytest
 
 from ulplab.cli.main import main
+from ulplab.formats import EXHAUSTIVE_FORMATS, get_format
 from ulplab.functions import FUNCTIONS
 from ulplab.peers import report_card
 
@@ -74,3 +75,17 @@ def test_a_callable_nan_everywhere_is_not_read_as_daz(tmp_path, monkeypatch):
     row = _rows(card)["nan_everywhere:f"]
     assert row["daz"]["read_as_zero"] == 0 and row["daz"]["subnormal_inputs"] == 254
     assert row["exact_fraction"] == 254 / 65536 and row["nan_mismatches"] == 65282
+
+
+@pytest.mark.parametrize("fmt", [f for f in EXHAUSTIVE_FORMATS if get_format(f).bits <= 8])
+def test_narrow_formats_get_a_report_card_or_a_reason(fmt):
+    """Native rows where the library computes in the dtype (JAX: fp8 and fp4; torch 2.13 CPU has
+    fp8 dtypes without math), a skip naming the format otherwise; float32 backends always run."""
+    card = report_card("tanh", fmt, ["torch", "torch-f32", "jax", "jax-f32"], backward=False)
+    rows = _rows(card)
+    assert {"torch-f32", "jax-f32"} <= set(rows)
+    assert rows["torch-f32"]["max_ulp"] == 0 and rows["torch-f32"]["nan_mismatches"] == 0
+    skipped = {s["backend"]: s["reason"] for s in card["skipped"]}
+    assert set(rows) | set(skipped) == {"torch", "torch-f32", "jax", "jax-f32"}
+    assert all(fmt in reason for reason in skipped.values())
+    assert "torch" in skipped  # measured: no torch CPU math in any fp8/fp6/fp4 dtype

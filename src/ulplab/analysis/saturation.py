@@ -3,7 +3,7 @@
 For each side (positive, negative inputs) and each target (the result equals x, 0, ±1, 2 or
 ±inf), find the longest run of inputs from the largest magnitude inward whose rounded result
 equals the target. Its innermost input is the exact threshold: for every input beyond it, the
-format cannot tell f(x) from the target.
+format cannot tell f(x) from the target. An unsigned format (float8_e8m0fnu) has no negative side.
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ def saturation(func: str, fmt: Format | str, rounding: str = "nearest-even",
                denormals: str = "ieee") -> dict[str, Any]:
     fmt = get_format(fmt)
     table = oracle_table(func, fmt, rounding, denormals)
-    mags = np.arange(1, fmt.max_bits + 1, dtype=np.int64)  # increasing magnitude, finite, nonzero
-    sides: dict[str, list[dict[str, Any]]] = {}
-    for side, sign in (("positive", 0), ("negative", fmt.sign_bit)):
+    # increasing magnitude, finite, nonzero (float8_e8m0fnu's pattern 0 is 2**-127, not zero)
+    mags = np.arange(1 if fmt.has_zero else 0, fmt.max_bits + 1, dtype=np.int64)
+    sides: dict[str, list[dict[str, Any]]] = {"positive": [], "negative": []}
+    for side, sign in (("positive", 0), ("negative", fmt.sign_bit))[:2 if fmt.signed else 1]:
         bits = (mags | sign).astype(fmt.uint)
         xs = to_values(bits, fmt)
         ys = to_values(table[bits], fmt)

@@ -289,41 +289,59 @@ def cmd_saturation(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- formats / methods / functions
 def cmd_formats(args: argparse.Namespace) -> int:
-    from ulplab.report import simple_table
+    from ulplab.report import check_writable, simple_table, write_json
 
     policy = get_policy(args.denormals)
     fmts = [get_format(args.format)] if args.format else list(FORMATS.values())
+    if args.json:
+        check_writable(args.json)
     con = _out()
     rows = []
+    listing = []
     for f in fmts:
         c = counts(f, ftz=policy.daz or policy.ftz)
+        listing.append({"format": f.name, "bits": f.bits, "precision": f.precision,
+                        "emin": f.emin, "emax": f.emax, "max": f.max_value,
+                        "min_normal": f.min_normal, "min_positive": f.min_subnormal,
+                        "signed": f.signed, "zero": f.has_zero, "negative_zero": f.has_neg_zero,
+                        "inf": f.has_inf, "nan_bits": f.nan_bits if f.has_nan else None,
+                        "overflow": f.overflow, "denormals": policy.name, **c})
         rows.append([f.name, f.bits, f.precision, f.emin, f.emax, repr(f.max_value),
-                     repr(f.min_normal), repr(f.min_subnormal), "yes" if f.has_inf else "no",
-                     f"0x{f.nan_bits:x}", c["patterns"], c["finite"], c["distinct_finite"],
-                     c["subnormal"]])
+                     repr(f.min_normal), repr(f.min_subnormal), "yes" if f.signed else "no",
+                     "yes" if f.has_neg_zero else "no", "yes" if f.has_inf else "no",
+                     f"0x{f.nan_bits:x}" if f.has_nan else "none", f.overflow,
+                     c["patterns"], c["finite"], c["distinct_finite"], c["subnormal"]])
     con.print(simple_table(f"formats (denormals: {policy.name})",
                            ["format", "bits", "precision", "emin", "emax", "max", "min normal",
-                            "min subnormal", "inf", "NaN", "patterns", "finite",
-                            "distinct finite (ordinals)", "subnormals"], rows))
+                            "min positive", "sign", "-0", "inf", "NaN", "overflow", "patterns",
+                            "finite", "distinct finite (ordinals)", "subnormals"], rows))
+    if args.json:
+        write_json(args.json, listing)
     if args.format and (policy.daz or policy.ftz):
         f = fmts[0]
-        w = f.bits // 4
+        w = (f.bits + 3) // 4
         mn, mx, sb = f.min_normal_bits, f.max_bits, f.sign_bit
         half = mx - mn + 1
         sub = mn - 1
+        if sub <= 0:
+            con.print(f"{f.name} has no subnormals: {policy.name} changes nothing")
+            return 0
+        zero_note = "±0 and every subnormal map here" if f.has_neg_zero else \
+            "+0 and every subnormal map here (no -0)"
+        positive = [["zero", f"0x{0:0{w}x}", 1, zero_note],
+                    ["positive normals", f"0x{mn:0{w}x} - 0x{mx:0{w}x}", half,
+                     "excludes +inf" if f.has_inf else ""],
+                    ["total finite", "-", 2 * half + 1, "ordinal indices"],
+                    ["positive subnormals", f"0x{1:0{w}x} - 0x{sub:0{w}x}", sub,
+                     "treated as zero"],
+                    ["negative subnormals", f"0x{sb | 1:0{w}x} - 0x{sb | sub:0{w}x}", sub,
+                     "treated as zero"],
+                    ["total subnormals", "-", 2 * sub, ""]]
         con.print(simple_table(
             f"{f.name} value space under {policy.name}",
             ["category", "bit range", "count", "notes"],
             [["negative normals", f"0x{sb | mn:0{w}x} - 0x{sb | mx:0{w}x}", half,
-              "excludes -inf" if f.has_inf else ""],
-             ["zero", f"0x{0:0{w}x}", 1, "±0 and every subnormal map here"],
-             ["positive normals", f"0x{mn:0{w}x} - 0x{mx:0{w}x}", half,
-              "excludes +inf" if f.has_inf else ""],
-             ["total finite", "-", 2 * half + 1, "ordinal indices"],
-             ["positive subnormals", f"0x{1:0{w}x} - 0x{sub:0{w}x}", sub, "treated as zero"],
-             ["negative subnormals", f"0x{sb | 1:0{w}x} - 0x{sb | sub:0{w}x}", sub,
-              "treated as zero"],
-             ["total subnormals", "-", 2 * sub, ""]]))
+              "excludes -inf" if f.has_inf else ""], *positive]))
     return 0
 
 
@@ -601,6 +619,7 @@ def build_parser() -> argparse.ArgumentParser:
     f = sub.add_parser("formats", help="the formats and their value spaces")
     f.add_argument("--format", help=f"one of {', '.join(FORMATS)} (default: all)")
     f.add_argument("--denormals", default="ieee", help=f"one of {', '.join(POLICIES)}")
+    f.add_argument("--json", help="also write each format's traits and counts as JSON")
     f.set_defaults(run=cmd_formats)
 
     m = sub.add_parser("methods", help="list registered methods")

@@ -14,6 +14,7 @@ from ulplab.formats.encoding import (
     negate,
     next_down,
     next_up,
+    signed_zero,
     to_format,
     to_values,
 )
@@ -25,11 +26,18 @@ from ulplab.formats.rounding import (
     round_to_format,
     round_value,
 )
-from ulplab.formats.spec import EXHAUSTIVE_FORMATS, FORMATS, Format, get_format
+from ulplab.formats.spec import (
+    EXHAUSTIVE_FORMATS,
+    FORMATS,
+    OVERFLOW_RULES,
+    Format,
+    get_format,
+)
 
 __all__ = [
     "EXHAUSTIVE_FORMATS",
     "FORMATS",
+    "OVERFLOW_RULES",
     "POLICIES",
     "ROUNDING_MODES",
     "DenormalPolicy",
@@ -54,6 +62,7 @@ __all__ = [
     "round_fraction",
     "round_to_format",
     "round_value",
+    "signed_zero",
     "to_format",
     "to_values",
 ]

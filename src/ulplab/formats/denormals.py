@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ulplab.errors import unknown_choice
+from ulplab.formats.encoding import Kind, classify, signed_zero
 from ulplab.formats.spec import Format
 
 
@@ -48,8 +49,7 @@ def get_policy(name: str | DenormalPolicy) -> DenormalPolicy:
 
 
 def flush_subnormals(bits: np.ndarray, fmt: Format) -> np.ndarray:
-    """Replace every subnormal pattern by the zero of its sign; other patterns are unchanged."""
-    b = np.asarray(bits).astype(np.int64)
-    mag = b & fmt.mag_mask
-    sub = (mag != 0) & (mag < fmt.min_normal_bits)
-    return np.where(sub, b & fmt.sign_bit, b).astype(fmt.uint)
+    """Replace every subnormal pattern by the zero of its sign (+0 in a format without -0);
+    other patterns are unchanged."""
+    sub = classify(bits, fmt) == Kind.SUBNORMAL
+    return np.where(sub, signed_zero(bits, fmt), np.asarray(bits)).astype(fmt.uint)

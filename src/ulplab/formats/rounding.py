@@ -11,12 +11,19 @@ Two implementations with the same rules, tested against each other:
 Rules shared by both:
 
 * subnormal results are kept (denormal policies are applied separately, see ``denormals``);
-* a zero result keeps the sign of the exact value;
-* overflow: nearest-even gives inf when ``|v| >= max + ulp(max)/2`` (the tie goes to the even
-  neighbour, which is the would-be ``2**(emax+1)``); a directed mode that rounds toward zero gives
-  the largest finite value. In a format without infinities (float8_e4m3fn) the overflow value is
-  NaN, as ml_dtypes' own casts give;
-* a NaN input gives the format's canonical NaN.
+* a zero result keeps the sign of the exact value, except in a format without -0 (fnuz: +0);
+* overflow, by the format's rule (``Format.overflow``, read from ml_dtypes' casts): nearest-even
+  goes beyond the largest finite value when ``|v| >= max + ulp(max)/2`` (the tie goes to the
+  even neighbour, the would-be ``2**(emax+1)``) and gives inf (IEEE), NaN (float8_e4m3fn, fnuz,
+  float8_e8m0fnu) or the largest finite value (``saturate``: float6/float4). A directed mode
+  that rounds toward zero gives the largest finite value; an infinite input rounds like an
+  overflow away from zero;
+* a format without zero (float8_e8m0fnu): an exact zero, a negative value and, in a mode that
+  rounds toward zero, a positive value below the smallest give NaN; nearest and upward give
+  the smallest value 2**-127 (ml_dtypes' cast does the same in nearest);
+* a NaN input gives the format's canonical NaN (ulplab's marker in a format without NaN);
+* precision 1 (float8_e8m0fnu): a tie is rounded on the significand, which is always 1, so it
+  goes up (0.75 -> 1, 1.5 -> 2), as ml_dtypes does.
 """
 
 from __future__ import annotations
@@ -38,8 +45,37 @@ def check_mode(mode: str) -> str:
     return mode
 
 
-def _overflow_mag(fmt: Format) -> int:
-    return fmt.inf_bits if fmt.inf_bits is not None else fmt.nan_bits & fmt.mag_mask
+def _encode(neg: np.ndarray, mag: np.ndarray, toward_zero: np.ndarray, exact_zero: np.ndarray,
+            fmt: Format) -> np.ndarray:
+    """Bit patterns from rounded magnitudes laid out as in IEEE formats (int64 arrays).
+
+    ``mag`` is ``((e - emin) << (precision - 1)) + significand`` after rounding: it may exceed the
+    largest finite magnitude (overflow) and is 0 for a result below half the smallest positive
+    value. ``fmt.encoding_offset`` maps it to the format's own patterns.
+    """
+    off = fmt.encoding_offset
+    out_mag = mag - off
+    nan = np.zeros_like(neg)
+    over = mag > fmt.max_bits + off
+    if fmt.overflow == "inf":
+        assert fmt.inf_bits is not None
+        out_mag = np.where(over, np.where(toward_zero, fmt.max_bits, fmt.inf_bits), out_mag)
+    elif fmt.overflow == "saturate":
+        out_mag = np.where(over, fmt.max_bits, out_mag)
+    else:
+        out_mag = np.where(over & toward_zero, fmt.max_bits, out_mag)
+        nan |= over & ~toward_zero
+    if not fmt.has_zero:
+        under = mag == 0  # no zero to round to: the smallest value, or NaN toward zero
+        out_mag = np.where(under, 0, out_mag)
+        nan |= under & (toward_zero | exact_zero)
+    if fmt.signed:
+        zero_sign = neg & ((out_mag != 0) | fmt.has_neg_zero)
+        out = out_mag | np.where(zero_sign, fmt.sign_bit, 0)
+    else:
+        out = out_mag
+        nan |= neg
+    return np.where(nan, np.where(neg, fmt.nan_bits | fmt.sign_bit, fmt.nan_bits), out)
 
 
 def round_to_format(values: np.ndarray, fmt: Format, mode: str = "nearest-even") -> np.ndarray:
@@ -76,16 +112,36 @@ def round_to_format(values: np.ndarray, fmt: Format, mode: str = "nearest-even")
     else:
         inc = inexact & neg
     mag = ((ee - fmt.emin) << (fmt.precision - 1)) + n + inc
-    over = mag > fmt.max_bits
     toward_zero = {"nearest-even": np.zeros_like(neg), "toward-zero": np.ones_like(neg),
                    "up": neg, "down": ~neg}[mode]
-    mag = np.where(over, np.where(toward_zero, fmt.max_bits, _overflow_mag(fmt)), mag)
-    mag = np.where(sig == 0, 0, mag)
     isinf = np.isinf(v)
-    mag = np.where(isinf, _overflow_mag(fmt), mag)
-    out = mag | np.where(neg, fmt.sign_bit, 0)
+    mag = np.where(sig == 0, 0, np.where(isinf, fmt.n_patterns << 1, mag))
+    out = _encode(neg, mag, toward_zero & ~isinf, sig == 0, fmt)
     out = np.where(np.isnan(v), fmt.nan_bits, out)
     return out.astype(fmt.uint)
+
+
+def _encode_one(neg: bool, mag: int, toward_zero: bool, fmt: Format) -> int:
+    """``_encode`` for one nonzero value (the oracle's hot path: no NumPy call per value)."""
+    off = fmt.encoding_offset
+    nan = fmt.nan_bits | (fmt.sign_bit if neg else 0)
+    if mag > fmt.max_bits + off:  # overflow
+        if toward_zero or fmt.overflow == "saturate":
+            mag = fmt.max_bits + off
+        elif fmt.overflow == "inf":
+            assert fmt.inf_bits is not None
+            mag = fmt.inf_bits + off
+        else:
+            return nan
+    if mag == 0 and not fmt.has_zero:  # below the smallest value of a format without zero
+        if toward_zero:
+            return nan
+        mag = off
+    if not fmt.signed:
+        return nan if neg else mag - off
+    if neg and (mag != 0 or fmt.has_neg_zero):
+        return (mag - off) | fmt.sign_bit
+    return mag - off
 
 
 def _finish(neg: bool, ee: int, n: int, cmp_half: int, inexact: bool,
@@ -98,20 +154,12 @@ def _finish(neg: bool, ee: int, n: int, cmp_half: int, inexact: bool,
     trunc = base + n
     away = trunc + (1 if inexact else 0)
     nearest = trunc + (1 if cmp_half > 0 or (cmp_half == 0 and n & 1) else 0)
-    sign = fmt.sign_bit if neg else 0
-    ovf = _overflow_mag(fmt)
-
-    def clamp(mag: int, toward_zero: bool) -> int:
-        if mag > fmt.max_bits:
-            mag = fmt.max_bits if toward_zero else ovf
-        return mag | sign
-
     up, down = (trunc, away) if neg else (away, trunc)
     return (
-        clamp(nearest, False),
-        clamp(trunc, True),
-        clamp(up, neg),
-        clamp(down, not neg),
+        _encode_one(neg, nearest, False, fmt),
+        _encode_one(neg, trunc, True, fmt),
+        _encode_one(neg, up, neg, fmt),
+        _encode_one(neg, down, not neg, fmt),
     )
 
 
@@ -122,8 +170,9 @@ def round_dyadic(neg: bool, man: int, exp: int, fmt: Format) -> tuple[int, ...]:
     or small (Arb balls of exp(1e38) have exponents near 1.4e38): no shift of that size is made.
     """
     if man == 0:
-        z = fmt.sign_bit if neg else 0
-        return (z, z, z, z)
+        zero = _encode(np.full(4, neg), np.zeros(4, dtype=np.int64), np.zeros(4, dtype=bool),
+                       np.ones(4, dtype=bool), fmt)
+        return tuple(int(b) for b in zero)
     e = man.bit_length() - 1 + exp
     if e > fmt.emax + 1:
         return _finish(neg, fmt.emax + 2, 0, 1, True, fmt)  # beyond every finite value

@@ -32,7 +32,14 @@ from fractions import Fraction
 import numpy as np
 from mpmath import mp, mpf
 
-from ulplab.formats import Format, all_patterns, get_format, is_finite, to_values
+from ulplab.formats import (
+    Format,
+    all_patterns,
+    get_format,
+    is_finite,
+    round_to_format,
+    to_values,
+)
 from ulplab.functions import get_function
 from ulplab.oracle.workers import pool_context, started_without_main, watch_main, worker_count
 
@@ -49,8 +56,8 @@ def _table(fmt: Format) -> tuple[np.ndarray, np.ndarray]:
     vals, bits = vals[order], bits[order]
     keep = np.concatenate([[True], vals[1:] != vals[:-1]])  # -0 sorts before +0: drop one
     vals, bits = vals[keep], bits[keep]
-    zero = int(np.searchsorted(vals, 0.0))
-    bits[zero] = 0
+    if fmt.has_zero:
+        bits[int(np.searchsorted(vals, 0.0))] = 0
     return vals, bits
 
 
@@ -64,17 +71,23 @@ def _special(name: str, x: float) -> float | Fraction | None:
 
 
 def _encode_special(v: float, fmt: Format) -> int:
-    vals, bits = _table(fmt)
-    if math.isnan(v):
-        return fmt.nan_bits
-    if math.isinf(v):
-        mag = fmt.inf_bits if fmt.has_inf else fmt.nan_bits
-        return mag | (fmt.sign_bit if v < 0 else 0)
-    i = int(np.searchsorted(vals, v))
-    if vals[i] != v:
+    """Pattern of an exact special value (NaN, +-inf, +-0, a value of ``fmt``): ``fmt``'s rules
+    for NaN, infinities (inf, NaN or the largest finite value) and -0 apply."""
+    if math.isfinite(v) and v != 0 and v not in _table(fmt)[0]:
         raise AssertionError(f"special value {v} is not in {fmt.name}")
-    b = int(bits[i])
-    return b | (fmt.sign_bit if v == 0 and math.copysign(1, v) < 0 else 0)
+    return int(round_to_format(np.array([v]), fmt)[0])
+
+
+def _significand_is_even(v: float, other: float, fmt: Format) -> bool:
+    """Is ``v`` an even multiple of the quantum below the larger of ``v`` and ``other``?
+
+    The tie rule: of two neighbours, nearest-even picks the one whose significand is even in the
+    binade of the smaller (with precision 1, float8_e8m0fnu, always the larger).
+    """
+    low = min(abs(v), abs(other))
+    e = math.frexp(low)[1] - 1 if low else fmt.emin
+    q = max(e, fmt.emin) - fmt.precision + 1
+    return (Fraction(abs(v)) / Fraction(2) ** q) % 2 == 0
 
 
 def _round_nearest(v: mpf, negative_zero: bool, fmt: Format, prec: int,
@@ -84,24 +97,26 @@ def _round_nearest(v: mpf, negative_zero: bool, fmt: Format, prec: int,
     With ``exact`` (v is the exact value, not an approximation) a tie goes to the even pattern.
     """
     vals, bits = _table(fmt)
+    if not fmt.signed and v <= 0:
+        return fmt.nan_bits  # float8_e8m0fnu holds positive values only
     top = vals[-1] + (vals[-1] - vals[-2]) / 2  # overflow boundary: max + ulp(max)/2
     if abs(v) >= top:
         if abs(v) - top <= abs(v) * mpf(2) ** (8 - prec):
             return None
-        return (fmt.inf_bits if fmt.has_inf else fmt.nan_bits) | (fmt.sign_bit if v < 0 else 0)
+        return _encode_special(math.copysign(math.inf, v), fmt)  # the format's overflow rule
     approx = float(v)
     i = int(np.clip(np.searchsorted(vals, approx), 1, len(vals) - 2))
     margin = 0 if exact else abs(v) * mpf(2) ** (16 - prec)
     for j in (i - 1, i, i + 1):
         lo = (vals[j - 1] + vals[j]) / 2 if j > 0 else -math.inf
         hi = (vals[j] + vals[j + 1]) / 2 if j + 1 < len(vals) else math.inf
-        even = int(bits[j]) % 2 == 0
         inside = lo + margin < v < hi - margin
-        if exact and even and v in (lo, hi):
+        if exact and ((v == lo and _significand_is_even(vals[j], vals[j - 1], fmt)) or
+                      (v == hi and _significand_is_even(vals[j], vals[j + 1], fmt))):
             inside = True
         if inside:
             b = int(bits[j])
-            if vals[j] == 0 and negative_zero:
+            if vals[j] == 0 and negative_zero and fmt.has_neg_zero:
                 b |= fmt.sign_bit
             return b
     return None

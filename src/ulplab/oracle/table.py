@@ -8,7 +8,8 @@ the function, format, rounding mode, denormal policy and a hash of the oracle's 
 A cold build evaluates every pattern once, in all four rounding modes at once, split across
 processes (one per core) with a progress bar; the IEEE tables are stored per mode. Denormal
 policies are exact remaps of the IEEE table: under DAZ a subnormal input takes the result of the
-zero of its sign, under FTZ a subnormal result becomes the zero of its sign.
+zero of its sign (+0 in a format without -0), under FTZ a subnormal result becomes the zero of
+its sign.
 """
 
 from __future__ import annotations
@@ -31,12 +32,14 @@ import ulplab.oracle
 from ulplab.formats import (
     ROUNDING_MODES,
     Format,
+    Kind,
     all_patterns,
     check_mode,
+    classify,
     flush_subnormals,
     get_format,
     get_policy,
-    magnitude,
+    signed_zero,
     to_values,
 )
 from ulplab.functions import get_function
@@ -137,10 +140,9 @@ def apply_denormals(table: np.ndarray, fmt: Format, denormals: str) -> np.ndarra
     policy = get_policy(denormals)
     out = table
     if policy.daz:
-        patterns = all_patterns(fmt).astype(np.int64)
-        mag = magnitude(patterns, fmt)
-        sub = (mag != 0) & (mag < fmt.min_normal_bits)
-        out = np.where(sub, out[patterns & fmt.sign_bit], out)
+        patterns = all_patterns(fmt)
+        sub = classify(patterns, fmt) == Kind.SUBNORMAL
+        out = np.where(sub, out[signed_zero(patterns, fmt)], out)
     if policy.ftz:
         out = flush_subnormals(out, fmt)
     return np.asarray(out).astype(fmt.uint)

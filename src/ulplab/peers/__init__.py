@@ -29,7 +29,7 @@ from ulplab.formats import (
     classify,
     get_format,
     get_policy,
-    magnitude,
+    signed_zero,
     to_values,
 )
 from ulplab.functions import get_function
@@ -53,11 +53,10 @@ def _one_line(exc: BaseException) -> str:
 
 def _behaviours(method: Method, out: Outputs, fmt: Format, denormals: str) -> dict[str, Any]:
     bits, got, expected = out.x_bits, out.got, out.expected
-    mag = magnitude(bits, fmt)
-    sub_in = (mag != 0) & (mag < fmt.min_normal_bits)
+    sub_in = classify(bits, fmt) == Kind.SUBNORMAL
     where = np.full(fmt.n_patterns, -1, dtype=np.int64)  # pattern -> position in the sweep
     where[bits.astype(np.int64)] = np.arange(len(bits))
-    zero_at = where[bits.astype(np.int64) & fmt.sign_bit]  # the zero with the same sign
+    zero_at = where[signed_zero(bits, fmt)]  # the zero with the same sign (+0 in fnuz)
     has_zero = zero_at >= 0
     z = np.where(has_zero, zero_at, 0)
     differs = has_zero & (expected != expected[z])

@@ -66,10 +66,20 @@ def _peer_callable(func: str, library: str) -> Callable[..., Any]:
 
 def _torch_dtype(fmt: Format) -> Any:
     torch = _module("torch")
-    dt = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32}
-    if fmt.name not in dt:
-        raise Unavailable(f"torch has no elementwise math in {fmt.name}")
-    return dt[fmt.name]
+    dtype = getattr(torch, fmt.name, None)
+    if not isinstance(dtype, torch.dtype):
+        raise Unavailable(f"torch has no {fmt.name} dtype")
+    return dtype
+
+
+def _probe(run: ArrayFn, fmt: Format, what: str) -> None:
+    """Run ``run`` on one value of ``fmt``; a backend that refuses the dtype is Unavailable."""
+    try:
+        with np.errstate(all="ignore"):
+            run(np.ones(1, dtype=fmt.dtype))
+    except Exception as exc:  # each library has its own "not implemented for this dtype"
+        first = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+        raise Unavailable(f"{what} in {fmt.name}: {first}") from None
 
 
 def _torch(device: str, native: bool) -> Callable[[str, Format, bool], tuple[ArrayFn, str]]:
@@ -79,11 +89,13 @@ def _torch(device: str, native: bool) -> Callable[[str, Format, bool], tuple[Arr
             raise Unavailable("no CUDA device")
         fn = _peer_callable(func, "torch")
         dtype = _torch_dtype(fmt) if native else torch.float32
+        as_ints = native and fmt.dtype != np.float32  # moved across as integers, bit for bit
+        ints = {1: torch.uint8, 2: torch.int16, 4: torch.int32}[fmt.dtype.itemsize]
 
         def run(x: np.ndarray) -> np.ndarray:
-            src = x.view(np.uint16) if native and fmt.bits == 16 else x
+            src = x.view(fmt.uint) if as_ints else x
             t = torch.from_numpy(np.ascontiguousarray(src))
-            if native and fmt.bits == 16:
+            if as_ints:
                 t = t.view(dtype)
             t = t.to(device)
             if backward:
@@ -94,10 +106,12 @@ def _torch(device: str, native: bool) -> Callable[[str, Format, bool], tuple[Arr
                 with torch.no_grad():
                     out = fn(t)
             out = out.detach().to("cpu")
-            if native and fmt.bits == 16:
-                return out.view(torch.int16).numpy().view(np.uint16).view(fmt.dtype)
+            if as_ints:
+                return out.view(ints).numpy().view(fmt.uint).view(fmt.dtype)
             return out.numpy().astype(np.float32, copy=False)
 
+        if native:
+            _probe(run, fmt, f"torch {func}")
         return run, "format" if native else "float32"
 
     return make
@@ -108,8 +122,6 @@ def _jax(native: bool, jit: bool) -> Callable[[str, Format, bool], tuple[ArrayFn
     def make(func: str, fmt: Format, backward: bool) -> tuple[ArrayFn, str]:
         jax = _module("jax")
         jnp = jax.numpy
-        if native and fmt.name not in ("bfloat16", "float16", "float32"):
-            raise Unavailable(f"JAX elementwise math in {fmt.name} is not measured")
         fn = _peer_callable(func, "jax")
         if backward:
             fn = jax.vmap(jax.grad(fn))
@@ -120,6 +132,8 @@ def _jax(native: bool, jit: bool) -> Callable[[str, Format, bool], tuple[ArrayFn
             out = np.asarray(fn(jnp.asarray(x)))
             return out if native else out.astype(np.float32, copy=False)
 
+        if native:
+            _probe(run, fmt, f"JAX {func}")
         return run, "format" if native else "float32"
 
     return make

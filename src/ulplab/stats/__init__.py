@@ -41,7 +41,7 @@ def _percentiles(u: np.ndarray, ps: tuple[int, ...]) -> dict[str, int]:
 
 
 def hex_bits(b: int, fmt: Format) -> str:
-    return f"0x{int(b):0{fmt.bits // 4}x}"
+    return f"0x{int(b):0{(fmt.bits + 3) // 4}x}"
 
 
 def summarize(x_bits: np.ndarray, got: np.ndarray, expected: np.ndarray, ulp: np.ndarray,

@@ -1,7 +1,9 @@
 """Stage: ULP distance between two results, by two independent calculators.
 
 Both map a finite bit pattern to an ordinal index such that neighbouring values differ by one and
-+0 and -0 share an index; the ULP distance of two finite values is the difference of their indices.
++0 and -0 share an index (formats without -0, fnuz, have one zero; float8_e8m0fnu, with no zero
+and no sign, numbers its values 0..254 from 2**-127); the ULP distance of two finite values is
+the difference of their indices.
 
 * ``ordinal_bitwise`` reads the index off the encoding (sign-magnitude -> signed integer).
 * ``ordinal_sorted`` looks the value up in the sorted list of every distinct finite value.
@@ -26,7 +28,7 @@ def ordinal_bitwise(bits: np.ndarray, fmt: Format, ftz: bool = False) -> np.ndar
     """Ordinal index from the bit formula: +mag for positives, -mag for negatives."""
     b = np.asarray(bits).astype(np.int64)
     mag = b & fmt.mag_mask
-    if ftz:
+    if ftz and fmt.has_zero:  # float8_e8m0fnu has neither zero nor subnormals
         mag = np.where(mag < fmt.min_normal_bits, 0, mag - fmt.min_normal_bits + 1)
     idx = np.where((b & fmt.sign_bit) != 0, -mag, mag)
     return np.where(is_finite(bits, fmt), idx, NO_INDEX)
