@@ -12,14 +12,23 @@ settings.load_profile("ulplab")
 
 @pytest.fixture(autouse=True, scope="session")
 def _temporary_oracle_cache(tmp_path_factory):
-    """Tests build their oracle tables in a temporary cache, never the user's.
+    """Tests build their oracle tables in a temporary cache, never the user's (one per run,
+    shared by the xdist workers: writes are atomic, so concurrent builders are safe).
 
     ULPLAB_TEST_CACHE_DIR names a cache to keep between runs instead (safe: tables are keyed by a
     hash of the oracle's source, so a stale one is never read).
     """
+    kept = os.environ.get("ULPLAB_TEST_CACHE_DIR")
+    if kept:
+        path = kept
+    else:
+        base = tmp_path_factory.getbasetemp()
+        if os.environ.get("PYTEST_XDIST_WORKER"):  # one cache for every xdist worker of a run
+            base = base.parent
+        (base / "oracle-cache").mkdir(exist_ok=True)
+        path = str(base / "oracle-cache")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ULPLAB_CACHE_DIR", os.environ.get("ULPLAB_TEST_CACHE_DIR")
-                  or str(tmp_path_factory.mktemp("oracle-cache")))
+        mp.setenv("ULPLAB_CACHE_DIR", path)
         yield
 
 

@@ -49,7 +49,7 @@ def test_method_name_reports_the_sweep_figures():
     r = ulplab.analyze("E9 Remez BF16", "gelu", fmt)
     ref = sweep_analyze([get_method("gelu", "E9 Remez BF16")], "gelu", fmt,
                         progress=False)["methods"][0]
-    assert {k: v for k, v in ref.items() if k != "method"} == r.stats
+    assert {k: v for k, v in ref.items() if k not in ("method", "seed_max_ulp")} == r.stats
     assert (r.max_ulp, r.count, r.nan_mismatches) == (ref["max_ulp"], ref["count"],
                                                       ref["nan_mismatches"])
     assert r.worst[0].ulp == r.max_ulp == 11  # measured: E9's max on bfloat16 is 11 ULP
@@ -82,7 +82,9 @@ def test_callable_one_ulp_up_everywhere():
 
     r = ulplab.analyze(exp_plus_one_ulp, "exp", "float16")
     assert r.max_ulp == 1 and r.within1_fraction == 1.0
-    assert r.exact_fraction < 0.01
+    # exact only where the truth is NaN or inf (left as they are): 14,963 of 65,536, measured
+    nonfinite = int(np.count_nonzero(~np.isfinite(table.view(np.float16))))
+    assert nonfinite == 14963 and r.exact_fraction == nonfinite / 65536
 
 
 def test_nan_everywhere_is_all_disagreement():
@@ -157,8 +159,9 @@ def test_oracle_correctly_rounded_ulp_distance_formats():
     assert ulplab.ulp_distance(1.0, 1.0078125, "bfloat16") == 1
     assert list(ulplab.ulp_distance([1.0, np.nan, np.inf], [-1.0, np.nan, np.inf],
                                     "bfloat16")) == [2 * 0x3F80, -1, -1]
-    assert list(ulplab.formats()) == ["bfloat16", "float16", "float8_e4m3fn", "float8_e5m2",
-                                      "float32"]
+    from ulplab.formats import FORMATS
+
+    assert list(ulplab.formats()) == list(FORMATS) and "float4_e2m1fn" in ulplab.formats()
     assert ulplab.formats.get_format("float16").bits == 16  # still the formats package
 
 

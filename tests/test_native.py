@@ -39,7 +39,7 @@ def test_the_main_loop_vectorizes(func, march, tmp_path):
     text = export_source(func, "c")
     src.write_text(text)
     loop_line = text.splitlines().index("    for (long i = 0; i < n; i++) {") + 1
-    res = subprocess.run([CC, *native.BASE_FLAGS[:3], f"-march={march}", "-fopt-info-vec",
+    res = subprocess.run([CC, *native.BASE_FLAGS[:4], f"-march={march}", "-fopt-info-vec",
                           "-c", str(src), "-o", str(tmp_path / "k.o")],
                          capture_output=True, text=True, check=True)
     width = 32 if march == "x86-64-v3" else 64

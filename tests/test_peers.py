@@ -32,16 +32,30 @@ def test_every_function_runs_on_torch_and_jax(func, fmt):
         assert s["backend"].split()[0] in ("numpy", "libm"), s  # only "has no such function"
 
 
+# torch's bfloat16 GELU is a different kernel per CPU capability (its dispatch picks it at run
+# time): figures measured with torch 2.13.0 CPU on an AVX-512 machine (the earlier landing's) and
+# on an AMD EPYC AVX2 machine (this one); the same defects, in different amounts
+TORCH_BF16_GELU = {
+    "AVX512": {"read_as_zero": 253, "flushed": 514, "inf": 128, "backward_max": 12914},
+    "AVX2": {"read_as_zero": 1, "flushed": 7, "inf": 0, "backward_max": 8},
+}
+
+
 def test_torch_bfloat16_gelu_defects_are_surfaced():
+    torch = pytest.importorskip("torch")
+    capability = torch.backends.cpu.get_cpu_capability()
+    if capability not in TORCH_BF16_GELU:
+        pytest.skip(f"no measured figures for torch's {capability} kernels")
+    want = TORCH_BF16_GELU[capability]
     rows = _rows(report_card("gelu", "bfloat16", ["torch"]))
     t = rows["torch"]
-    assert t["daz"] == {"subnormal_inputs": 253, "read_as_zero": 253}  # subnormal inputs read as 0
-    assert t["ftz"]["flushed"] == t["ftz"]["subnormal_results"] == 514  # subnormal results -> 0
-    assert t["inf_mismatches"] == 128  # x * Phi(x) overflows to inf for the largest inputs
+    assert t["daz"] == {"subnormal_inputs": 253, "read_as_zero": want["read_as_zero"]}
+    assert t["ftz"] == {"subnormal_results": 514, "flushed": want["flushed"]}
+    assert t["inf_mismatches"] == want["inf"]  # x * Phi(x) overflowing to inf (AVX-512 path)
     assert t["max_ulp"] == 13215  # the negative tail near x = -5.56 flushes to -0
     assert t["worst"][0]["hex"] == "0xc0b2" and t["worst"][0]["got_hex"] == "0x8000"
     back = rows["torch (backward)"]
-    assert back["reference"] == "gelu_grad" and back["max_ulp"] == 12914
+    assert back["reference"] == "gelu_grad" and back["max_ulp"] == want["backward_max"]
 
 
 def test_jax_flushes_subnormals_even_in_float32():

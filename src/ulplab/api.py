@@ -314,11 +314,11 @@ def _sampled_reference(function: str, fmt: Format, bits: np.ndarray, rounding: s
                        denormals: str) -> np.ndarray:
     """Oracle results of the default float32 sample, cached like a table."""
     from ulplab.oracle import cache
-    from ulplab.oracle.table import ORACLE_VERSION
+    from ulplab.oracle.table import oracle_source_hash
     from ulplab.sweep import reference
 
     key = (f"{function}-{fmt.name}-random{FLOAT32_SAMPLES}-seed{FLOAT32_SEED}-{rounding}-"
-           f"{denormals}-v{ORACLE_VERSION}")
+           f"{denormals}-{oracle_source_hash(function)}")
     table = cache.load(key)
     if table is None:
         table = reference(function, fmt, rounding, denormals, bits, progress=False)

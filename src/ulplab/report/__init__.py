@@ -49,7 +49,7 @@ def console(width: int | None = None) -> Console:
                         width=width or shutil.get_terminal_size((220, 24)).columns)
 
 
-def _pct(fraction: float, digits: int = 2) -> str:
+def percent(fraction: float, digits: int = 2) -> str:
     """A share as a percentage that never rounds to 100 % or 0 % unless it is exactly that:
     more digits until it does not (1 - 2/65536 is 99.997%, not 100.00%)."""
     for d in range(digits, 9):
@@ -70,11 +70,13 @@ def _fmt_mean(v: float) -> str:
     return _mean(v, 3) if v < 100 else f"{v:.1f}"
 
 
-def _figure_column(t: Table, header: str, cells: Sequence[str], justify: str = "right") -> None:
-    """A column as wide as its widest word, whose words never wrap, fold or get an ellipsis."""
-    widest = max([len(w) for c in cells for w in c.split()] +
+def _figure_column(t: Table, header: str, cells: Sequence[str], justify: str = "right",
+                   name: bool = False) -> None:
+    """A column as wide as its widest word, whose words never wrap, fold or get an ellipsis;
+    a ``name`` column (a method's name) is as wide as its longest name and never wraps."""
+    widest = max([len(w) for c in cells for w in ([c] if name else c.split())] +
                  [len(w) for w in header.split()] + [1])
-    one_word = all(len(c.split()) <= 1 for c in cells)  # figures: never wrapped; text wraps
+    one_word = name or all(len(c.split()) <= 1 for c in cells)  # figures, names: never wrapped
     t.add_column(header, justify=justify, min_width=widest, no_wrap=one_word,  # type: ignore[arg-type]
                  overflow="fold")
 
@@ -84,7 +86,7 @@ def _table(title: str, columns: Sequence[tuple[str, str]], rows: Sequence[Sequen
     t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
               collapse_padding=True)
     for i, (header, justify) in enumerate(columns):
-        _figure_column(t, header, [r[i] for r in rows], justify)
+        _figure_column(t, header, [r[i] for r in rows], justify, name=header == "Method")
     for r in rows:
         t.add_row(*r)
     return t
@@ -116,7 +118,7 @@ def analysis_table(result: dict[str, Any], details: bool = False) -> Table:
     rows = []
     for m in sorted(result["methods"], key=lambda m: (m["max_ulp"], m["mean_ulp"], m["method"])):
         cells = [m["method"], _fmt_mean(m["mean_ulp"]), str(m["max_ulp"]),
-                 _pct(m["exact_fraction"]), _pct(m["within1_fraction"]),
+                 percent(m["exact_fraction"]), percent(m["within1_fraction"]),
                  str(m["nan_mismatches"]), str(m["inf_mismatches"])]
         if details:
             for name in regions:
@@ -135,8 +137,8 @@ def method_detail(m: dict[str, Any], fmt_name: str) -> list[Table]:
     for col in ("Max", "Mean", "P50", "P90", "P99", "Exact", "<=1 ULP", "NaN!", "Inf!"):
         head.add_column(col, justify="right")
     head.add_row(str(m["max_ulp"]), _mean(m["mean_ulp"], 4), str(p["p50"]), str(p["p90"]),
-                 str(p["p99"]), _pct(m["exact_fraction"], 4),
-                 _pct(m["within1_fraction"], 4), str(m["nan_mismatches"]),
+                 str(p["p99"]), percent(m["exact_fraction"], 4),
+                 percent(m["within1_fraction"], 4), str(m["nan_mismatches"]),
                  str(m["inf_mismatches"]))
     hist = Table(title="ULP distribution", title_justify="left")
     for col in ("ULP", "Count", "Share"):
@@ -245,7 +247,7 @@ def peers_tables(card: dict[str, Any]) -> list[Table]:
     which = "every" if inputs == "all" else f"the {inputs}"
     summary = [[r["backend"], r["reference"], f"{r['inputs']:,}", str(r["max_ulp"]),
                 _mean(r["mean_ulp"], 4) if r["mean_ulp"] < 100 else f"{r['mean_ulp']:.1f}",
-                _pct(r["exact_fraction"]), _pct(r["within1_fraction"]),
+                percent(r["exact_fraction"]), percent(r["within1_fraction"]),
                 str(r["nan_mismatches"]), str(r["inf_mismatches"])] for r in rows]
     tables = [_table(f"{card['function']} on {which} {card['format']} inputs: report card "
                      f"(reference: {ref}, denormals: {card.get('denormals', 'ieee')})",
@@ -265,11 +267,11 @@ def peers_tables(card: dict[str, Any]) -> list[Table]:
         for label, count in r["histogram"].items():
             if count:
                 dist.append([r["backend"], label, f"{count:,}",
-                             _pct(count / max(r["inputs"], 1))])
+                             percent(count / max(r["inputs"], 1))])
         bad = r["nan_mismatches"] + r["inf_mismatches"]
         if bad:
             dist.append([r["backend"], "NaN/inf!", f"{bad:,}",
-                         _pct(bad / max(r["inputs"], 1))])
+                         percent(bad / max(r["inputs"], 1))])
     tables.append(_table("ULP distribution (share of all inputs)",
                          [("backend", "left"), ("ULP", "right"), ("count", "right"),
                           ("share", "right")], dist))

@@ -123,6 +123,8 @@ class MethodPartial:
     mismatches: list[list[int]] = field(default_factory=list)  # x asc
     regions: dict[str, list[int]] = field(default_factory=dict)  # name -> [count, max, sum]
     dump: list[list[int]] = field(default_factory=list)
+    inputs: int = 0  # every input compared, non-finite pairs included
+    agree: int = 0  # NaN against NaN, an infinity against the same infinity: exact too
 
     def merge(self, o: MethodPartial, k: int) -> MethodPartial:
         regions = {n: list(v) for n, v in self.regions.items()}
@@ -134,18 +136,19 @@ class MethodPartial:
             self.nan_mismatches + o.nan_mismatches, self.inf_mismatches + o.inf_mismatches,
             sorted(self.worst + o.worst, key=lambda r: (-r[0], r[1]))[:k],
             sorted(self.mismatches + o.mismatches, key=lambda r: r[1])[:k],
-            regions, self.dump + o.dump)
+            regions, self.dump + o.dump, self.inputs + o.inputs, self.agree + o.agree)
 
     def to_json(self) -> dict[str, Any]:
         return {"hist": [list(self.hist[0]), list(self.hist[1])], "ulp_sum": self.ulp_sum,
                 "nan_mismatches": self.nan_mismatches, "inf_mismatches": self.inf_mismatches,
                 "worst": self.worst, "mismatches": self.mismatches, "regions": self.regions,
-                "dump": self.dump}
+                "dump": self.dump, "inputs": self.inputs, "agree": self.agree}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> MethodPartial:
         return cls((list(d["hist"][0]), list(d["hist"][1])), d["ulp_sum"], d["nan_mismatches"],
-                   d["inf_mismatches"], d["worst"], d["mismatches"], d["regions"], d["dump"])
+                   d["inf_mismatches"], d["worst"], d["mismatches"], d["regions"], d["dump"],
+                   d["inputs"], d["agree"])
 
 
 @dataclass
@@ -244,8 +247,11 @@ def _method_partial(x: np.ndarray, got: np.ndarray, exp: np.ndarray, ulp: np.nda
     if job.dump_above is not None:
         dump = _records(ulp, x, got, exp,
                         np.flatnonzero((finite & (ulp > job.dump_above)) | nan_mm | inf_mm))
+    agree = int(np.count_nonzero((gs.nan & es.nan) | (~gs.nan & ~es.nan & (gs.inf | es.inf)
+                                                     & (got == exp))))
     return MethodPartial((vals.tolist(), counts.tolist()), int(u.sum(dtype=np.int64)),
-                         int(nan_mm.sum()), int(inf_mm.sum()), worst, mism, regions, dump)
+                         int(nan_mm.sum()), int(inf_mm.sum()), worst, mism, regions, dump,
+                         int(x.size), agree)
 
 
 def run_chunk(job: Job, start: int, stop: int) -> Partial:
@@ -279,7 +285,12 @@ def method_stats(m: MethodPartial, worst: int) -> dict[str, Any]:
     vals = np.array(m.hist[0], np.int64)
     counts = np.array(m.hist[1], np.int64)
     n = int(counts.sum())
-    out: dict[str, Any] = {"count": n}
+    total = m.inputs
+    out: dict[str, Any] = {
+        "inputs": total, "count": n,  # fractions over every input, as stats.summarize does
+        "exact_fraction": _fraction(int(counts[vals == 0].sum()) + m.agree, total),
+        "within1_fraction": _fraction(int(counts[vals <= 1].sum()) + m.agree, total),
+    }
     if n:
         mx = int(vals.max())
         cum = np.cumsum(counts)
@@ -290,15 +301,13 @@ def method_stats(m: MethodPartial, worst: int) -> dict[str, Any]:
 
         out.update(
             max_ulp=mx, mean_ulp=m.ulp_sum / n,
-            exact_fraction=_fraction(int(counts[vals == 0].sum()), n),
-            within1_fraction=_fraction(int(counts[vals <= 1].sum()), n),
             percentiles={f"p{p}": at_rank(p) for p in (50, 90, 99)},
             histogram={(str(lo) if lo == hi else f"{lo}-{hi}"):
                        int(counts[(vals >= lo) & (vals <= hi)].sum())
                        for lo, hi in histogram_edges(mx)})
     else:
-        out.update(max_ulp=0, mean_ulp=0.0, exact_fraction=1.0, within1_fraction=1.0,
-                   percentiles={"p50": 0, "p90": 0, "p99": 0}, histogram={})
+        out.update(max_ulp=0, mean_ulp=0.0, percentiles={"p50": 0, "p90": 0, "p99": 0},
+                   histogram={})
     out["nan_mismatches"] = m.nan_mismatches
     out["inf_mismatches"] = m.inf_mismatches
 
@@ -314,6 +323,13 @@ def method_stats(m: MethodPartial, worst: int) -> dict[str, Any]:
     out["regions"] = {name: {"count": c, "max_ulp": mx, "mean_ulp": s / c if c else 0.0}
                       for name, (c, mx, s) in m.regions.items()}
     return out
+
+
+def _seed_figure(function: str, spec: str) -> int | None:
+    """The seed research's published float32 figure of a registered method (as sweep gives)."""
+    if spec.startswith(("peer:", "callable:")):
+        return None
+    return resolve_method(function, spec).seed.get("float32")
 
 
 def _ranges_text(ranges: Sequence[tuple[int, int]]) -> str:
@@ -335,7 +351,8 @@ def report(job: Job, state: Partial, seconds: float) -> dict[str, Any]:
         "inputs_per_second": round(state.inputs / seconds) if seconds > 0 else None,
         "ulp_ordinal": "flush-to-zero" if policy.ftz else "ieee",
         "regions": [{"name": n, "lo": lo, "hi": hi} for n, lo, hi in spec.regions],
-        "methods": [{"method": name, **method_stats(m, job.worst)}
+        "methods": [{"method": name, **method_stats(m, job.worst),
+                     "seed_max_ulp": _seed_figure(job.function, name)}
                     for name, m in state.methods.items()],
     }
 
