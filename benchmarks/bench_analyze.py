@@ -9,19 +9,10 @@ method's own call over the same 65,536 inputs (the least any sweep must do).
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
-
-def _median_time(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+from timing import median_seconds
 
 
 def main() -> None:
@@ -39,8 +30,9 @@ def main() -> None:
     method = get_method(args.function, args.method)
     oracle_table(args.function, fmt)  # warm the cache
     xs = to_values(all_patterns(fmt), fmt).astype(np.float32)
-    full = _median_time(lambda: analyze([method], args.function, fmt, progress=False), args.runs)
-    peer = _median_time(lambda: method(xs), args.runs)
+    full = median_seconds(lambda: analyze([method], args.function, fmt, progress=False),
+                          runs=args.runs)
+    peer = median_seconds(lambda: method(xs), runs=args.runs)
     print(f"warm analyze {args.function}/{args.method} over 65,536 bfloat16 inputs: "
           f"median {full * 1e3:.1f} ms of {args.runs} runs")
     print(f"peer: the method call alone {peer * 1e3:.3f} ms; analyze / call = {full / peer:.1f}")

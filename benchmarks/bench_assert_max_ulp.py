@@ -10,19 +10,10 @@ is that call alone over the same 65,536 inputs.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
-
-def _median_time(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+from timing import median_seconds
 
 
 def main() -> None:
@@ -38,10 +29,10 @@ def main() -> None:
     impl = np.tanh if args.function == "tanh" else get_method(args.function, "det").impl
     report = assert_max_ulp(impl, args.function, fmt.name, max_ulp=1)  # warms cache and imports
     xs = to_values(all_patterns(fmt), fmt).astype(np.float32)
-    full = _median_time(lambda: assert_max_ulp(impl, args.function, fmt.name, max_ulp=1),
-                        args.runs)
+    full = median_seconds(lambda: assert_max_ulp(impl, args.function, fmt.name, max_ulp=1),
+                          runs=args.runs)
     with np.errstate(all="ignore"):
-        peer = _median_time(lambda: impl(xs), args.runs)
+        peer = median_seconds(lambda: impl(xs), runs=args.runs)
     print(f"warm assert_max_ulp {args.function} over 65,536 bfloat16 inputs (max "
           f"{report.max_ulp} ULP): median {full * 1e3:.1f} ms of {args.runs} runs "
           f"(target <= 100 ms)")

@@ -14,19 +14,10 @@ benchmarks/bench_native.py for it against glibc) and the peer, in millions of el
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
-
-def _median(fn, x, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        fn(x)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+from timing import median_seconds
 
 
 def main() -> None:
@@ -55,9 +46,9 @@ def main() -> None:
         peer = get_method(func, "f32-naive")
         c_kernel = load(func, "c")
         with np.errstate(all="ignore"):
-            t_det = _median(det, x, args.runs)
-            t_c = _median(c_kernel, x, args.runs)
-            t_peer = _median(peer, x, args.runs)
+            t_det = median_seconds(det, x, runs=args.runs)
+            t_c = median_seconds(c_kernel, x, runs=args.runs)
+            t_peer = median_seconds(peer, x, runs=args.runs)
         print(f"{func:<10} {n / t_det / 1e6:12.1f} {n / t_c / 1e6:9.1f} {n / t_peer / 1e6:13.1f} "
               f"{t_det / t_peer:14.1f}  {peer.idea.split(': ', 1)[-1]}")
 

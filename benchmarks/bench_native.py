@@ -21,13 +21,13 @@ from __future__ import annotations
 import argparse
 import ctypes
 import os
-import statistics
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+
+from timing import median_seconds
 
 GLIBC = {  # C expression over x (float) per function
     "exp": "expf(x)", "log": "logf(x)", "sin": "sinf(x)", "cos": "cosf(x)",
@@ -57,14 +57,6 @@ def glibc_kernels(flags: list[str], cc: str) -> ctypes.CDLL:
     return ctypes.CDLL(str(d / "peer.so"))
 
 
-def median_time(fn, x: np.ndarray, runs: int) -> float:
-    fn(x)
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        fn(x)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -99,9 +91,9 @@ def main() -> None:
             return out
 
         with np.errstate(all="ignore"):
-            t_det = median_time(det, x, args.runs)
-            t_glibc = median_time(glibc, x, args.runs)
-            t_np = median_time(NUMPY[func], x, args.runs)
+            t_det = median_seconds(det, x, runs=args.runs)
+            t_glibc = median_seconds(glibc, x, runs=args.runs)
+            t_np = median_seconds(NUMPY[func], x, runs=args.runs)
         print(f"{func:<9} {n / t_det / 1e6:8.0f} {n / t_glibc / 1e6:8.0f} {n / t_np / 1e6:8.0f} "
               f"{t_det / t_glibc:15.2f} {t_det / t_np:15.2f}", flush=True)
 
@@ -117,8 +109,8 @@ def bfloat16_torch(n: int, runs: int) -> None:
     from ulplab import det
 
     t = (torch.rand(n, generator=torch.Generator().manual_seed(0)) * 16 - 8).to(torch.bfloat16)
-    t_det = median_time(det.gelu, t, runs)
-    t_torch = median_time(torch.nn.functional.gelu, t, runs)
+    t_det = median_seconds(det.gelu, t, runs=runs)
+    t_torch = median_seconds(torch.nn.functional.gelu, t, runs=runs)
     print(f"bfloat16 torch CPU tensor, n = {n}, {torch.get_num_threads()} torch threads: "
           f"det.gelu {t_det * 1e3:.1f} ms, F.gelu {t_torch * 1e3:.1f} ms, "
           f"ratio {t_det / t_torch:.2f}")
