@@ -311,10 +311,22 @@ def cmd_formats(args: argparse.Namespace) -> int:
                      "yes" if f.has_neg_zero else "no", "yes" if f.has_inf else "no",
                      f"0x{f.nan_bits:x}" if f.has_nan else "none", f.overflow,
                      c["patterns"], c["finite"], c["distinct_finite"], c["subnormal"]])
-    con.print(simple_table(f"formats (denormals: {policy.name})",
-                           ["format", "bits", "precision", "emin", "emax", "max", "min normal",
-                            "min positive", "sign", "-0", "inf", "NaN", "overflow", "patterns",
-                            "finite", "distinct finite (ordinals)", "subnormals"], rows))
+    if args.details:
+        con.print(simple_table(f"formats (denormals: {policy.name})",
+                               ["format", "bits", "precision", "emin", "emax", "max",
+                                "min normal", "min positive", "sign", "-0", "inf", "NaN",
+                                "overflow", "patterns", "finite", "distinct finite (ordinals)",
+                                "subnormals"], rows))
+    else:  # 80 columns: the traits as words; --details for every figure
+        compact = [[f.name, f.bits, f.precision, f"{f.max_value:.6g}",
+                    " ".join(w for w, has in (("±", f.signed), ("-0", f.has_neg_zero),
+                                              ("inf", f.has_inf), ("NaN", f.has_nan)) if has)
+                    or "-", f.overflow, c] for f, c in zip(fmts, (r[13] for r in rows),
+                                                          strict=True)]
+        con.print(simple_table(f"formats (denormals: {policy.name}; --details for every "
+                               "trait and count)",
+                               ["format", "bits", "p", "max", "has", "overflow", "patterns"],
+                               compact))
     if args.json:
         write_json(args.json, listing)
     if args.format and (policy.daz or policy.ftz):
@@ -620,6 +632,8 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--format", help=f"one of {', '.join(FORMATS)} (default: all)")
     f.add_argument("--denormals", default="ieee", help=f"one of {', '.join(POLICIES)}")
     f.add_argument("--json", help="also write each format's traits and counts as JSON")
+    f.add_argument("--details", action="store_true",
+                   help="every trait and count (exponent range, smallest values, NaN pattern)")
     f.set_defaults(run=cmd_formats)
 
     m = sub.add_parser("methods", help="list registered methods")
