@@ -1,5 +1,9 @@
 import os
 
+if os.environ.get("PYTEST_XDIST_WORKER"):  # one thread per xdist worker: no oversubscription
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("MKL_NUM_THREADS", "1")
+
 import numpy as np
 import pytest
 from hypothesis import settings
