@@ -93,9 +93,9 @@ ORDINARY_FITS = [  # issue #10 section 6; seconds measured on the shared 2-core 
     pytest.param(["gelu", "--interval", "-3", "3", "--monomials", "1,2,3,4", "--error",
                   "relative"], id="gelu-relative"),  # 4.2 s
     pytest.param(["sigmoid", "--interval", "-5", "5", "--degree", "9", "--coefficients",
-                  "float16"], id="sigmoid-float16", marks=pytest.mark.slow),  # 8.6 s
+                  "float16"], id="sigmoid-float16", marks=pytest.mark.slow),  # 9.7 s
     pytest.param(["gelu", "--interval", "-8", "8", "--degree", "15"], id="gelu-deg15",
-                 marks=pytest.mark.slow),  # 77 s
+                 marks=pytest.mark.slow),  # 25 s
 ]
 
 

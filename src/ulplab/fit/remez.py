@@ -199,7 +199,7 @@ def lawson(f: MpFunc, a: float | mpf, b: float | mpf, monomials: Sequence[int],
     c = np.zeros(len(monomials))
     for _ in range(steps):
         sw = np.sqrt(weights) * rel
-        c = np.linalg.lstsq(basis * sw[:, None], y64 * sw, rcond=None)[0]
+        c = _least_squares(basis * sw[:, None], y64 * sw)
         err = np.abs((y64 - basis @ c) * rel)
         total = float(np.sum(weights * err))
         # sum(w |e|) (weights summing to 1) bounds the discrete minimax error from below and
@@ -215,6 +215,28 @@ def lawson(f: MpFunc, a: float | mpf, b: float | mpf, monomials: Sequence[int],
     reference = [mpf(float(x64[i])) for i in top]
     sup = sup_error(f, coeffs, monomials, a, b, relative)
     return Minimax(coeffs, monomials, (a, b), sup, reference, steps, "lawson")
+
+
+def _least_squares(a: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """argmin |a c - y| by modified Gram-Schmidt on the augmented system [a | y] (backward
+    stable for least squares, Bjorck 1967), in element-wise NumPy: on a shared machine
+    lstsq's threaded LAPACK took 30 ms a solve for 4,000 x 16, this takes about 1 ms."""
+    q = np.array(a.T, dtype=np.float64)  # rows are the columns of a
+    z = np.array(y, dtype=np.float64)
+    n = q.shape[0]
+    r = np.zeros((n, n))
+    d = np.zeros(n)
+    for j in range(n):
+        r[j, j] = np.sqrt(np.sum(q[j] * q[j]))
+        q[j] /= r[j, j]
+        r[j, j + 1:] = np.sum(q[j + 1:] * q[j], axis=1)
+        q[j + 1:] -= r[j, j + 1:, None] * q[j]
+        d[j] = np.sum(q[j] * z)
+        z -= d[j] * q[j]
+    c = np.zeros(n)
+    for j in range(n - 1, -1, -1):
+        c[j] = (d[j] - np.sum(r[j, j + 1:] * c[j + 1:])) / r[j, j]
+    return c
 
 
 def _exchange(f: MpFunc, a: float | mpf, b: float | mpf, monomials: Sequence[int],
