@@ -86,3 +86,22 @@ def test_remez_falls_back_to_lawson_when_the_exchange_breaks_down():
     assert len(errs) == 6
     assert all((a > 0) != (b > 0) for a, b in itertools.pairwise(errs))  # alternation
     assert all(abs(e) > r.error * mpf("0.99") for e in errs)  # equal ripple to 1 %
+
+
+ORDINARY_FITS = [  # issue #10 section 6; seconds measured on the shared 2-core machine
+    pytest.param(["silu", "--interval", "-1", "1", "--degree", "4"], id="silu-deg4"),  # 4.3 s
+    pytest.param(["gelu", "--interval", "-3", "3", "--monomials", "1,2,3,4", "--error",
+                  "relative"], id="gelu-relative"),  # 4.2 s
+    pytest.param(["sigmoid", "--interval", "-5", "5", "--degree", "9", "--coefficients",
+                  "float16"], id="sigmoid-float16", marks=pytest.mark.slow),  # 9.7 s
+    pytest.param(["gelu", "--interval", "-8", "8", "--degree", "15"], id="gelu-deg15",
+                 marks=pytest.mark.slow),  # 25 s
+]
+
+
+@pytest.mark.parametrize("argv", ORDINARY_FITS)
+def test_ordinary_fit_requests_succeed(argv, capsys):
+    assert main(["fit", *argv, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "x^0" in out or "x^1" in out
+    assert "chosen" in out and "evaluated in float32" in out

@@ -23,7 +23,7 @@ import mpmath
 from flint import fmpz_mat
 from mpmath import mp, mpf
 
-from ulplab.fit.remez import remez, sup_error
+from ulplab.fit.remez import memoized, remez, sup_error
 from ulplab.formats import Format, round_value, to_values
 
 MpFunc = Callable[[mpf], mpf]
@@ -95,7 +95,10 @@ def refit_coefficients(f: MpFunc, a: mpf, b: mpf, monomials: Sequence[int],
             return f(x) - mpmath.fsum(c * x**k for c, k in done)
 
         rest = remez(g, a, b, mons[i:], relative=False)
-        fixed.append(round_coefficient(rest.coefficients[0], fmt))
+        c = round_coefficient(rest.coefficients[0], fmt)
+        if not mp.isfinite(c):  # the re-fit ran away (e.g. sigmoid [-5, 5], degree 9, float16)
+            raise ArithmeticError(f"re-fit coefficient of x^{mons[i]} overflows {fmt.name}")
+        fixed.append(c)
     return fixed
 
 
@@ -103,6 +106,7 @@ def constrained(f: MpFunc, a: mpf, b: mpf, monomials: Sequence[int], fmt: Format
                 relative: bool) -> tuple[list[mpf], mpf, dict[str, mpf], list[mpf], mpf]:
     """(coefficients in fmt, their sup error, error of each candidate, real coefficients,
     real sup error)."""
+    f = memoized(f)
     real = remez(f, a, b, monomials, relative=relative)
     real_err = real.error
     if fmt is None:
@@ -114,7 +118,8 @@ def constrained(f: MpFunc, a: mpf, b: mpf, monomials: Sequence[int], fmt: Format
         cands["lattice"] = lattice_coefficients(f, real.coefficients, monomials, pts, fmt,
                                                 relative)
     if not relative:
-        cands["refit"] = refit_coefficients(f, a, b, monomials, fmt)
+        with contextlib.suppress(ArithmeticError):
+            cands["refit"] = refit_coefficients(f, a, b, monomials, fmt)
     errs = {k: sup_error(f, v, monomials, a, b, relative) for k, v in cands.items()}
     best = min(errs, key=lambda k: errs[k])
     return cands[best], errs[best], errs, real.coefficients, real_err
