@@ -105,3 +105,11 @@ def test_ordinary_fit_requests_succeed(argv, capsys):
     out = capsys.readouterr().out
     assert "x^0" in out or "x^1" in out
     assert "chosen" in out and "evaluated in float32" in out
+
+
+def test_float32_coverage_is_all_only_when_every_float32_is_sampled():
+    from ulplab.fit import _float32_count
+
+    assert _float32_count(1, 2) == 2**23 + 1  # [1, 2): 2^23 values, and 2 itself
+    assert _float32_count(0, 0) == 1 and _float32_count(-1e-45, 1e-45) == 3  # -2^-149, 0, 2^-149
+    assert _float32_count(-5, 5) == 2 * 0x40A00000 + 1  # 0x40a00000 = 5.0

@@ -175,6 +175,18 @@ class FitResult:
         }
 
 
+def _float32_count(a: float, b: float) -> int:
+    """How many float32 values lie in [a, b] (+0 and -0 counted once): ordinals of the bits."""
+    lo = np.float32(a) if np.float32(a) >= a else np.nextafter(np.float32(a), np.float32(np.inf))
+    hi = np.float32(b) if np.float32(b) <= b else np.nextafter(np.float32(b), np.float32(-np.inf))
+
+    def ordinal(v: np.float32) -> int:
+        i = int(np.array([v], np.float32).view(np.int32)[0])
+        return i if i >= 0 else -(i & 0x7FFFFFFF)
+
+    return max(ordinal(hi) - ordinal(lo) + 1, 0)
+
+
 def evaluated_errors(func: str, a: float, b: float, coeffs: Sequence[float],
                      monomials: Sequence[int], target: Format, samples: int = 1 << 15
                      ) -> dict[str, Any]:
@@ -192,7 +204,7 @@ def evaluated_errors(func: str, a: float, b: float, coeffs: Sequence[float],
     with mp.workprec(80):
         exact = np.array([float(f(mpf(float(x)))) for x in xs])
     out: dict[str, Any] = {"float32": {"inputs": int(xs.size),
-                                       "exhaustive": bool(xs.size < samples)}}
+                                       "exhaustive": int(xs.size) == _float32_count(a, b)}}
     tbits = np.arange(target.n_patterns, dtype=np.int64).astype(target.uint)
     tx = to_values(tbits, target)
     inside = np.isfinite(tx) & (tx >= a) & (tx <= b)
