@@ -124,3 +124,16 @@ def test_report_card_inputs_normal_has_no_subnormal_inputs():
     row = card["backends"][0]
     assert row["inputs"] == 65025 and row["daz"]["subnormal_inputs"] == 0
     assert peers_tables(card)
+
+
+def test_reference_at_80_columns_keeps_every_column(capsys, monkeypatch):
+    """A table wider than the terminal is printed whole: no column dropped (rich collapses
+    columns it cannot shrink unless the console itself is widened)."""
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["reference", "gelu", "0x4032", "-13.5625", "0x1p-133", "--format",
+                 "bfloat16"]) == 0
+    out = capsys.readouterr().out
+    for cell in ("x", "bits", "0xc159", "-13.5625", "-9.183549615799121e-41 (0x8001)",
+                 "1.8367099231598242e-40 (0x0002)"):
+        assert cell in out.split("  ") or cell in out, cell
+    assert "0x1p-133   0x0001" in out

@@ -16,9 +16,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _plugin_args() -> list[str]:
-    """-p loads the plugin where the installed metadata predates its entry point."""
+    """-p loads the plugin where the installed metadata predates its entry point; the inner
+    run is plain pytest (no xdist, and no pytest-benchmark, which refuses to run beside xdist
+    where a machine happens to have it)."""
     names = {ep.name for ep in importlib.metadata.entry_points(group="pytest11")}
-    return [] if "ulplab" in names else ["-p", "ulplab.testing.plugin"]
+    plain = ["-p", "no:xdist", "-p", "no:benchmark"]
+    return plain if "ulplab" in names else [*plain, "-p", "ulplab.testing.plugin"]
 
 
 def test_entry_point_declared():

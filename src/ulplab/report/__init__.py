@@ -7,6 +7,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 from ulplab.errors import UsageError
@@ -27,18 +29,14 @@ class _WholeTables(Console):
     def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
         for o in objects:
             if isinstance(o, Table) and "width" not in kwargs:
-                width = self.width
-                for _ in range(4):  # the widths rich will pick, and the width they need
-                    try:  # rich's own layout (private API; rich 15 here)
-                        widths = o._calculate_column_widths(self, self.options.update_width(width))
-                        need = sum(widths) + o._extra_width
-                    except AttributeError:
-                        break
-                    if need <= width:
-                        break
-                    width = need
-                if width > self.width:
-                    super().print(o, width=width, crop=False, **kwargs)
+                need = Measurement.get(self, self.options.update_width(10_000), o)
+                if need.minimum > self.width:  # cannot shrink to fit: its natural width, whole
+                    terminal = self.width  # print() clamps width= to the console's: widen it
+                    self.width = need.maximum
+                    try:
+                        super().print(o, crop=False, **kwargs)
+                    finally:
+                        self.width = terminal
                     continue
             super().print(o, **kwargs)
 
@@ -70,13 +68,18 @@ def _fmt_mean(v: float) -> str:
     return _mean(v, 3) if v < 100 else f"{v:.1f}"
 
 
+# a figure with its encoding, "-0.0 (0x8000)": one unit, never wrapped
+_FIGURE = re.compile(r"[-+]?(?:[\d.]+(?:e[-+]?\d+)?|inf|nan) \(0x[0-9a-f]+\)")
+
+
 def _figure_column(t: Table, header: str, cells: Sequence[str], justify: str = "right",
                    name: bool = False) -> None:
     """A column as wide as its widest word, whose words never wrap, fold or get an ellipsis;
     a ``name`` column (a method's name) is as wide as its longest name and never wraps."""
-    widest = max([len(w) for c in cells for w in ([c] if name else c.split())] +
+    widest = max([len(w) for c in cells
+                  for w in ([c] if name or _FIGURE.fullmatch(c) else c.split())] +
                  [len(w) for w in header.split()] + [1])
-    one_word = name or all(len(c.split()) <= 1 for c in cells)  # figures, names: never wrapped
+    one_word = name or all(len(c.split()) <= 1 or _FIGURE.fullmatch(c) for c in cells)
     t.add_column(header, justify=justify, min_width=widest, no_wrap=one_word,  # type: ignore[arg-type]
                  overflow="fold")
 
