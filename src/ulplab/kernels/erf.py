@@ -338,11 +338,9 @@ def gelu(x: np.ndarray) -> np.ndarray:
 
 KERNELS = [
     {"function": "erf", "impl": erf, "table_bytes": TABLE_BYTES + 512,
-     "idea": "odd minimax (double-float Horner) below 1/2; 1 - e^-x^2 erfcx(x), 8 pieces, above",
-     "ops": {"mul": 61, "add": 235, "fma": 66, "cmp": 18}},
+     "idea": "odd minimax (double-float Horner) below 1/2; 1 - e^-x^2 erfcx(x), 8 pieces, above"},
     {"function": "gelu", "impl": gelu, "table_bytes": TABLE_BYTES + 512,
-     "idea": "x (1 ± erf(|x|/sqrt2))/2 near 0; x erfc(-x/sqrt2)/2 by e^-y^2 erfcx(y) elsewhere",
-     "ops": {"mul": 69, "add": 258, "fma": 80, "cmp": 22}},
+     "idea": "x (1 ± erf(|x|/sqrt2))/2 near 0; x erfc(-x/sqrt2)/2 by e^-y^2 erfcx(y) elsewhere"},
 ]
 """What ``ulplab.methods.det`` registers from this module (ops: float32 operations per
 element, counted by running the kernel under a counting Float32Guard; every branch is computed

@@ -165,10 +165,8 @@ def exp2(x: np.ndarray) -> np.ndarray:
 
 KERNELS = [
     {"function": "exp", "impl": exp, "table_bytes": TABLE_BYTES,
-     "idea": "2^(k/64) table (double-float) x Taylor e^r, Cody-Waite ln2/64 in 3 parts",
-     "ops": {"mul": 12, "add": 16, "fma": 7, "cmp": 4}},
+     "idea": "2^(k/64) table (double-float) x Taylor e^r, Cody-Waite ln2/64 in 3 parts"},
     {"function": "exp2", "impl": exp2, "table_bytes": TABLE_BYTES,
-     "idea": "exact k/64 split, r ln2 as double-float, then exp's table and Taylor",
-     "ops": {"mul": 11, "add": 15, "fma": 7, "cmp": 4}},
+     "idea": "exact k/64 split, r ln2 as double-float, then exp's table and Taylor"},
 ]
 """What ``ulplab.methods.det`` registers from this module (every kernel module has KERNELS)."""

@@ -139,7 +139,6 @@ def expm1(x: np.ndarray) -> np.ndarray:
 KERNELS = [
     {"function": "expm1", "impl": expm1, "table_bytes": TABLE_BYTES + T_LO2.nbytes,
      "idea": "exp's ln2/64 reduction and 2^(j/64) table; e^r - 1 as a double-float Taylor "
-             "series; 2^M (T (1 + s) - 2^-M) summed without cancellation",
-     "ops": {"mul": 14, "add": 40, "fma": 9, "cmp": 6, "lookup": 2, "int": 4}},
+             "series; 2^M (T (1 + s) - 2^-M) summed without cancellation"},
 ]
 """What ``ulplab.methods.det`` registers from this module."""

@@ -107,7 +107,6 @@ def gelu_grad(x: np.ndarray) -> np.ndarray:
 KERNELS = [
     {"function": "gelu_grad", "impl": gelu_grad, "table_bytes": TABLE_BYTES + 512,
      "idea": "Phi + x phi: (1 ± erf)/2 + x phi near 0; e^-y^2 (erfcx(y)/2 - |x|/sqrt(2 pi)) "
-             "elsewhere (one cancellation, at the sign change), from erf's building blocks",
-     "ops": {"mul": 80, "add": 300, "fma": 90, "cmp": 24}},
+             "elsewhere (one cancellation, at the sign change), from erf's building blocks"},
 ]
 """What ``ulplab.methods.det`` registers from this module."""

@@ -73,7 +73,6 @@ def log1p(x: np.ndarray) -> np.ndarray:
 KERNELS = [
     {"function": "log1p", "impl": log1p, "table_bytes": TABLE_BYTES,
      "idea": "1 + x exact as a double-float (two_sum); log of the high part by log's table "
-             "kernel, plus log1p(low/high) from an exact division remainder",
-     "ops": {"mul": 16, "add": 62, "fma": 10, "div": 2, "cmp": 8, "lookup": 3, "int": 8}},
+             "kernel, plus log1p(low/high) from an exact division remainder"},
 ]
 """What ``ulplab.methods.det`` registers from this module."""

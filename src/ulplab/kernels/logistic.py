@@ -275,14 +275,12 @@ def softplus(x: np.ndarray) -> np.ndarray:
 
 KERNELS = [
     {"function": "sigmoid", "impl": sigmoid, "table_bytes": 512,
-     "idea": "sigma(-|x|) = e^-|x|/(1 + e^-|x|) as a double-float from exp_parts; 1 - it for x > 0",
-     "ops": {"mul": 12, "add": 57, "fma": 38, "div": 2, "cmp": 15}},
+     "idea": "sigma(-|x|) = e^-|x|/(1 + e^-|x|) as a double-float from exp_parts; "
+             "1 - it for x > 0"},
     {"function": "silu", "impl": silu, "table_bytes": 512,
-     "idea": "x times sigmoid's double-float; tiny x scaled by 2^64 with the sign of x^2/4",
-     "ops": {"mul": 16, "add": 61, "fma": 38, "div": 2, "cmp": 13}},
+     "idea": "x times sigmoid's double-float; tiny x scaled by 2^64 with the sign of x^2/4"},
     {"function": "softplus", "impl": softplus, "table_bytes": 512 + TABLE_BYTES,
-     "idea": "log1p(e^-|x|) by a log(1 + j/128) double-float table and Taylor; + x for x > 0",
-     "ops": {"mul": 26, "add": 88, "fma": 47, "div": 2, "cmp": 13}},
+     "idea": "log1p(e^-|x|) by a log(1 + j/128) double-float table and Taylor; + x for x > 0"},
 ]
 """What ``ulplab.methods.det`` registers from this module (ops: float32 operations per
 element, counted by running the kernel under a counting Float32Guard; every branch is computed

@@ -57,7 +57,6 @@ def tan(x: np.ndarray) -> np.ndarray:
 KERNELS = [
     {"function": "tan", "impl": tan, "table_bytes": TABLE_BYTES,
      "idea": "sin's reduction (Cody-Waite / Payne-Hanek) and table; sin and cos as "
-             "double-floats, their quotient as a double-float",
-     "ops": {"mul": 36, "add": 100, "fma": 12, "div": 2, "cmp": 8, "lookup": 4}},
+             "double-floats, their quotient as a double-float"},
 ]
 """What ``ulplab.methods.det`` registers from this module."""

@@ -166,11 +166,9 @@ def gelu_tanh(x: np.ndarray) -> np.ndarray:
 
 KERNELS = [
     {"function": "tanh", "impl": tanh, "table_bytes": 512,
-     "idea": "Taylor a - a^3/3 (double-float) below 1/8; 1 - 2 sigma(-2|x|) from exp_parts above",
-     "ops": {"mul": 21, "add": 69, "fma": 43, "div": 2, "cmp": 12}},
+     "idea": "Taylor a - a^3/3 (double-float) below 1/8; 1 - 2 sigma(-2|x|) from exp_parts above"},
     {"function": "gelu_tanh", "impl": gelu_tanh, "table_bytes": 512,
-     "idea": "x sigma(2u), 2u = K1 x + K3 x^3 as a double-float, sigma from exp_parts",
-     "ops": {"mul": 26, "add": 85, "fma": 51, "div": 2, "cmp": 14}},
+     "idea": "x sigma(2u), 2u = K1 x + K3 x^3 as a double-float, sigma from exp_parts"},
 ]
 """What ``ulplab.methods.det`` registers from this module (ops: float32 operations per
 element, counted by running the kernel under a counting Float32Guard; every branch is computed

@@ -63,7 +63,6 @@ def tanh_grad(x: np.ndarray) -> np.ndarray:
 KERNELS = [
     {"function": "tanh_grad", "impl": tanh_grad, "table_bytes": 512,
      "idea": "4 sigma(-2|x|) (1 - sigma(-2|x|)) as a double-float product, sigma from "
-             "exp_parts (no cancellation); tiny and saturated inputs on the bits",
-     "ops": {"mul": 14, "add": 50, "fma": 33, "div": 2, "cmp": 8}},
+             "exp_parts (no cancellation); tiny and saturated inputs on the bits"},
 ]
 """What ``ulplab.methods.det`` registers from this module."""

@@ -301,10 +301,8 @@ def sincos(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 KERNELS = [
     {"function": "sin", "impl": sin, "table_bytes": TABLE_BYTES,
      "idea": "Cody-Waite pi/2 in 4 parts below 2^12, integer Payne-Hanek above; "
-             "sin/cos(j/128) table (double-float) x Taylor in t, |t| <= 2^-8",
-     "ops": {"mul": 27, "add": 70, "fma": 9, "cmp": 8, "lookup": 4}},
+             "sin/cos(j/128) table (double-float) x Taylor in t, |t| <= 2^-8"},
     {"function": "cos", "impl": cos, "table_bytes": TABLE_BYTES,
-     "idea": "sin's reduction and table, quadrant shifted by one (cos x = sin(x + pi/2))",
-     "ops": {"mul": 27, "add": 70, "fma": 9, "cmp": 8, "lookup": 4}},
+     "idea": "sin's reduction and table, quadrant shifted by one (cos x = sin(x + pi/2))"},
 ]
 """What ``ulplab.methods.det`` registers from this module (sincos is a plain function)."""
