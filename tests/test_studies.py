@@ -157,3 +157,14 @@ def test_study_names_in_the_parser_match_the_registry():
     from ulplab.studies import STUDIES
 
     assert tuple(STUDIES) == NAMES
+
+
+def test_denormal_policy_reads_a_negative_subnormal_as_plus_zero_in_fnuz():
+    """float8_e4m3fnuz has no -0 (0x80 is its NaN): DAZ maps -subnormals to f(+0), not f(NaN)."""
+    from ulplab.formats import all_patterns, get_format
+    from ulplab.studies.denormal import policy_outputs
+
+    f = get_format("float8_e4m3fnuz")
+    identity = all_patterns(f).astype(f.uint)  # a "method" returning its input's pattern
+    out = policy_outputs(identity, f, "daz")
+    assert out[0x81] == out[0x01] == 0x00 and out[0x80] == 0x80

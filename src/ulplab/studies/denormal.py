@@ -25,6 +25,7 @@ from ulplab.formats import (
     all_patterns,
     flush_subnormals,
     magnitude,
+    signed_zero,
     to_values,
 )
 from ulplab.oracle.table import oracle_table
@@ -40,7 +41,7 @@ def policy_outputs(got_ieee: np.ndarray, fmt: Format, policy: str) -> np.ndarray
         pats = all_patterns(fmt).astype(np.int64)
         mag = magnitude(pats, fmt)
         sub = (mag != 0) & (mag < fmt.min_normal_bits)
-        out = np.where(sub, got_ieee[pats & fmt.sign_bit], out).astype(fmt.uint)
+        out = np.where(sub, got_ieee[signed_zero(pats, fmt)], out).astype(fmt.uint)  # fnuz: +0
     if p.ftz:
         out = flush_subnormals(out, fmt)
     return out
