@@ -48,15 +48,15 @@ def _golden() -> dict[str, str]:
 
 
 @cache
-def float32_kernel(func: str) -> Callable[[np.ndarray], np.ndarray]:
-    """The det kernel of ``func`` on float32 arrays: compiled if a C compiler is at hand, else
-    ulplab's NumPy kernel (the same bits)."""
+def float32_kernel(func: str, rounding: str = "odd") -> Callable[[np.ndarray], np.ndarray]:
+    """The det kernel of ``func`` on float32 arrays in ``rounding`` ("odd" or "float32"):
+    compiled if a C compiler is at hand, else ulplab's NumPy kernel (the same bits)."""
     from ulplab.export import det_kernel, native
 
     try:
-        return native.kernel(func)
+        return native.kernel(func, rounding=rounding)
     except (RuntimeError, OSError):
-        numpy_kernel = det_kernel(func)
+        numpy_kernel = det_kernel(func, rounding)
 
         def run(x: np.ndarray) -> np.ndarray:
             with np.errstate(all="ignore"):
@@ -88,11 +88,14 @@ def table(func: str, fmt: str) -> np.ndarray:
 def _check(func: str, rounding: str) -> None:
     if func not in FUNCTIONS:
         raise UsageError(f"unknown function {func!r}; valid: {', '.join(FUNCTIONS)}")
-    if rounding == "float32":
-        raise UsageError("rounding='float32' (correctly rounded float32) is not available yet; "
-                         "use rounding='odd' (the default)")
     if rounding not in ROUNDINGS:
         raise UsageError(f"unknown rounding {rounding!r}; valid: {', '.join(ROUNDINGS)}")
+    if rounding == "float32":
+        from ulplab.export import has_float32
+
+        if not has_float32(func):
+            raise UsageError(f"{func} has no correctly rounded float32 entry point yet (no "
+                             "exception table); use rounding='odd'")
 
 
 def _dtype_name(dtype: Any) -> str:
@@ -102,15 +105,15 @@ def _dtype_name(dtype: Any) -> str:
     return name
 
 
-def _numpy(func: str, x: np.ndarray) -> np.ndarray:
+def _numpy(func: str, x: np.ndarray, rounding: str) -> np.ndarray:
     name = _dtype_name(x.dtype)
     if name == "float32":
-        return float32_kernel(func)(x).reshape(x.shape)
+        return float32_kernel(func, rounding)(x).reshape(x.shape)
     tab = table(func, name)
     return np.take(tab, x.view(tab.dtype)).view(x.dtype)
 
 
-def _torch(func: str, x: Any) -> Any:
+def _torch(func: str, x: Any, rounding: str) -> Any:
     import torch
 
     name = _dtype_name(x.dtype)
@@ -119,7 +122,7 @@ def _torch(func: str, x: Any) -> Any:
         if x.device.type != "cpu":
             raise UsageError(f"float32 det on a {x.device.type} tensor: use the exported kernel "
                              "(ulplab export FUNC --lang torch/triton/cuda) on that device")
-        out = float32_kernel(func)(x.contiguous().numpy())
+        out = float32_kernel(func, rounding)(x.contiguous().numpy())
         return torch.from_numpy(out).reshape(x.shape)
     tab = table(func, name)
     carrier = torch.int16 if tab.dtype == np.uint16 else torch.uint8
@@ -135,13 +138,13 @@ def _torch(func: str, x: Any) -> Any:
     return lookup.to(x.device)[index].view(x.dtype)
 
 
-def _jax(func: str, x: Any) -> Any:
+def _jax(func: str, x: Any, rounding: str) -> Any:
     import jax
     import jax.numpy as jnp
 
     name = _dtype_name(x.dtype)
     if name == "float32":
-        kernel = float32_kernel(func)
+        kernel = float32_kernel(func, rounding)
         spec = jax.ShapeDtypeStruct(x.shape, jnp.float32)
         return jax.pure_callback(lambda a: kernel(np.asarray(a)).reshape(a.shape), spec, x)
     tab = table(func, name)
@@ -155,12 +158,12 @@ def apply(func: str, x: Any, rounding: str = "odd") -> Any:
     _check(func, rounding)
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(x, torch.Tensor):
-        return _torch(func, x)
+        return _torch(func, x, rounding)
     jax = sys.modules.get("jax")
     if jax is not None and isinstance(x, jax.Array):
-        return _jax(func, x)
+        return _jax(func, x, rounding)
     if isinstance(x, np.ndarray | np.generic):
-        out = _numpy(func, np.asarray(x))
+        out = _numpy(func, np.asarray(x), rounding)
         return out[()] if isinstance(x, np.generic) else out
     raise UsageError(f"det functions take a NumPy array, a PyTorch tensor or a JAX array; "
                      f"got {type(x).__name__}")

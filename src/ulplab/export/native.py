@@ -87,11 +87,11 @@ def best_variant() -> str:
     return runnable_variants()[0]
 
 
-def build(func: str, variant: str | None = None) -> Path:
+def build(func: str, variant: str | None = None, rounding: str = "odd") -> Path:
     """The shared library of ``func``'s C export for ``variant``, built if not yet cached."""
-    from ulplab.export import export_source
+    from ulplab.export import c_name, export_source
 
-    return build_source(func, export_source(func, "c"), variant)
+    return build_source(c_name(func, rounding)[7:], export_source(func, "c", rounding), variant)
 
 
 def build_source(name: str, src: str, variant: str | None = None) -> Path:
@@ -123,19 +123,21 @@ _FLOAT_P = ctypes.POINTER(ctypes.c_float)
 
 
 @cache
-def _entry(func: str, variant: str) -> Callable[..., None]:
-    fn = getattr(ctypes.CDLL(str(build(func, variant))), f"ulplab_{func}")
+def _entry(func: str, variant: str, rounding: str = "odd") -> Callable[..., None]:
+    from ulplab.export import c_name
+
+    fn = getattr(ctypes.CDLL(str(build(func, variant, rounding))), c_name(func, rounding))
     fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
     fn.restype = None
     return fn
 
 
-def kernel(func: str, variant: str | None = None) -> NativeKernel:
+def kernel(func: str, variant: str | None = None, rounding: str = "odd") -> NativeKernel:
     """``f(x, out=None)``: ``func``'s det kernel compiled for ``variant`` (default: the best this
     CPU runs). ``x`` is read in place when it is a C-contiguous float32 array (otherwise one
     float32 copy is made); the result goes into ``out`` (a C-contiguous float32 array of x's
     shape; may be x itself) or a new array."""
-    fn = _entry(func, variant or best_variant())
+    fn = _entry(func, variant or best_variant(), rounding)
 
     def run(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         xs = np.ascontiguousarray(x, dtype=np.float32)
@@ -147,7 +149,7 @@ def kernel(func: str, variant: str | None = None) -> NativeKernel:
         fn(xs.ctypes.data, out.ctypes.data, xs.size)
         return out
 
-    run.__name__ = f"ulplab_{func}_native"
+    run.__name__ = f"ulplab_{func}_native" + ("" if rounding == "odd" else f"_{rounding}")
     return run
 
 

@@ -1,25 +1,77 @@
-"""What every deterministic kernel shares: the final round-to-odd step and its scaled form.
+"""What every deterministic kernel shares: the final rounding, in the mode asked for.
 
 A kernel computes f(x) as an unevaluated double-float sum hi + lo (relative error far below
-2^-24), then returns the float32 *round-to-odd* of that sum: the value itself when it is a
-float32, else whichever of its two float32 neighbours has an odd significand. An odd result
-carries a sticky bit, so rounding it again to any format with at least two fewer bits (bfloat16,
-float16, fp8) to nearest-even gives the correctly rounded result of hi + lo — the cure for
-double rounding (Boldo & Melquiond, IEEE TC 2008). The float32 result itself is faithful
-(within 1 ulp). What remains is the error of hi + lo itself, which the exhaustive tests bound:
-0 ULP on every bfloat16 and float16 input.
+2^-24; each kernel states the bound its rounding test uses, ``KERNELS[..]["bound"]``), then
+ends in ``round_result`` / ``round_result_scaled``, which round hi + lo (times 2^m) to float32 in
+the mode of the surrounding ``rounding(...)`` context — decided when the kernel runs or is traced,
+so every export carries one mode:
 
-Kernels keep every arithmetic operand normal where it matters (``round_to_odd_scaled`` builds
+``odd`` (the default)
+    The float32 *round-to-odd* of hi + lo: the value itself when it is a float32, else whichever
+    of its two float32 neighbours has an odd significand. An odd result carries a sticky bit, so
+    rounding it again to any format with at least two fewer bits (bfloat16, float16, fp8) to
+    nearest-even — or in a directed mode — gives the correctly rounded result of hi + lo, the
+    cure for double rounding (Boldo & Melquiond, IEEE TC 2008). As a float32 it is faithful.
+``nearest``
+    The float32 round-to-nearest-even of hi + lo. It is the correctly rounded f(x) except where
+    the exact value lies within the error bound of a float32 midpoint; those inputs are found
+    once, over all 2^32 float32 inputs, by the ``flag`` mode, and their correctly rounded results
+    are a table that the float32 entry point applies last (``ulplab.kernels.exceptions``).
+``flag``
+    As ``nearest``, but a result whose rounding the bound cannot decide — hi + lo within
+    ``bound`` |hi + lo| (plus the rounding of the test itself) of a float32 midpoint — is
+    replaced by the NaN 0x7FC00001 with the result's sign (``FLAG_NAN``). Used only by the scan
+    that builds the exception tables (``ulplab.analysis.cr_scan``).
+
+Special values that a kernel returns without rounding hi + lo (a saturated tanh, exp of a tiny
+x) are written per mode with ``by_mode``; where the mode changes a threshold the kernel says so.
+
+Kernels keep every arithmetic operand normal where it matters (``round_result_scaled`` builds
 subnormal results as integers; ``tiny_magnitude`` finds tiny inputs on their bits), so that
-backends that flush subnormals to zero give the same bits.
+backends that flush subnormals to zero give the same bits, in every mode but ``flag``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
 
 import numpy as np
 
 f32 = np.float32
 CANONICAL_NAN = np.uint32(0x7FC00000)
+FLAG_NAN = np.uint32(0x7FC00001)
+"""The result of an input whose rounding the flag mode cannot decide (with the result's sign)."""
+MODES = ("odd", "nearest", "flag")
+_MODE: ContextVar[tuple[str, float]] = ContextVar("ulplab_kernel_rounding", default=("odd", 0.0))
+
+
+@contextmanager
+def rounding(mode: str, bound: float = 0.0) -> Iterator[None]:
+    """Kernels called (or traced) inside round their results in ``mode`` (see the module
+    docstring); ``bound`` is the relative error of hi + lo that the ``flag`` mode assumes."""
+    if mode not in MODES:
+        raise ValueError(f"unknown rounding mode {mode!r}; valid: {', '.join(MODES)}")
+    if mode == "flag" and not 0.0 < bound < 2.0**-26:
+        raise ValueError(f"flag mode needs an error bound in (0, 2^-26), not {bound!r}")
+    token = _MODE.set((mode, float(bound)))
+    try:
+        yield
+    finally:
+        _MODE.reset(token)
+
+
+def current_rounding() -> str:
+    """The mode kernels round in here: "odd", "nearest" or "flag"."""
+    return _MODE.get()[0]
+
+
+def by_mode(odd: Any, nearest: Any) -> Any:
+    """``odd`` in the round-to-odd mode, else ``nearest`` (special values of a kernel that are
+    decided without rounding hi + lo, e.g. the odd neighbour of 1 versus 1 itself)."""
+    return odd if current_rounding() == "odd" else nearest
 
 
 def _step_toward(b: np.ndarray, sign_pos: np.ndarray, value_pos: np.ndarray) -> np.ndarray:
@@ -75,6 +127,97 @@ def round_to_odd_scaled(hi: np.ndarray, lo: np.ndarray, m: np.ndarray) -> np.nda
     mag = np.where((t < -30) & (hi != 0), 1, mag)  # far below the smallest subnormal: odd 1
     sub_bits = mag.astype(np.uint32) | sign
     return np.where(subnormal, sub_bits, scaled_normal.view(np.uint32)).view(np.float32)
+
+
+def _sign_bits(hi: np.ndarray) -> np.ndarray:
+    return hi.view(np.uint32) & np.uint32(0x80000000)
+
+
+def _split_pow2(v: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """v * 2^k for integer k in [-252, 254] as two exact power-of-two products."""
+    k1 = k >> 1
+    return v * pow2(_clamp(k1, -126, 127)) * pow2(_clamp(k - k1, -126, 127))
+
+
+def _undecided(hi: np.ndarray, lo: np.ndarray, bound: float) -> np.ndarray:
+    """Where the float32 nearest rounding of the exact value, known as hi + lo to within
+    bound |hi|, may differ from hi: hi + lo lies within that distance of a midpoint between hi
+    and a neighbour. In units of half an ulp of hi, r = lo / (ulp(hi)/2) is exact (a power-of-two
+    scaling); the distance bound |hi| is below bound 2^25 such units. Below a power of two
+    (normal, exponent above the smallest) the midpoint is at r = -1/2."""
+    hb = hi.view(np.uint32)
+    e = ((hb >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int32)
+    k = np.where(e == 0, 150, 151 - e)  # half an ulp of hi is 2^-k
+    r = _split_pow2(lo, k)
+    a = np.abs(r)
+    delta = f32(bound * 2.0**25)
+    below_pow2 = ((hb & np.uint32(0x007FFFFF)) == 0) & (e > 1) & ((lo < 0) != (hi < 0))
+    edge = np.where(below_pow2, f32(0.5), f32(1.0))
+    finite = (e != 255) & (lo == lo)
+    return finite & (a > edge - delta) & (lo != 0)
+
+
+def _with_flags(bits: np.ndarray, hi: np.ndarray, undecided: np.ndarray) -> np.ndarray:
+    return np.where(undecided, FLAG_NAN | _sign_bits(hi), bits)
+
+
+def round_result(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """The float32 result of hi + lo (a normalized pair, hi = RN(hi + lo)) in the current
+    rounding mode."""
+    mode, bound = _MODE.get()
+    if mode == "odd":
+        return round_to_odd(hi, lo)
+    if mode == "nearest":
+        return hi
+    return _with_flags(hi.view(np.uint32), hi, _undecided(hi, lo, bound)).view(np.float32)
+
+
+def _nearest_scaled_bits(hi: np.ndarray, lo: np.ndarray, m: np.ndarray,
+                         bound: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """(bits of RN((hi + lo) 2^m), undecided) — undecided only computed when ``bound`` is
+    given (flag mode), else all False."""
+    hb = hi.view(np.uint32)
+    sign = _sign_bits(hi)
+    eh = ((hb >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int32) - 127
+    subnormal = (eh + m) < -126
+    scaled_normal = _split_pow2(hi, m)
+    t = m + 149
+    tc = _clamp(t, -30, 30)
+    scale = pow2(tc)
+    s = hi * scale
+    n = np.rint(s)
+    pos = hi > 0
+    rest = (s - n) + lo * scale
+    r = np.where(pos, rest, -rest)  # toward larger magnitude when positive
+    mag = np.abs(n).astype(np.int32)
+    odd_mag = (mag & 1) == 1
+    half = f32(0.5)
+    up = (r > half) | ((r == half) & odd_mag)
+    down = (r < -half) | ((r == -half) & odd_mag)
+    mag = np.where(up, mag + 1, np.where(down, mag - 1, mag))
+    mag = np.where(t < -30, 0, mag)  # far below half the smallest subnormal
+    sub_bits = mag.astype(np.uint32) | sign
+    bits = np.where(subnormal, sub_bits, scaled_normal.view(np.uint32))
+    if bound is None:
+        return bits, np.zeros(hi.shape, bool)
+    slack = f32(bound) * np.abs(s) + f32(2.0**-24)
+    sub_undecided = (np.abs(r) > half - slack) & (t >= -30)
+    undecided = np.where(subnormal, sub_undecided, _undecided(hi, lo, bound))
+    return bits, undecided
+
+
+def round_result_scaled(hi: np.ndarray, lo: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """The float32 result of (hi + lo) * 2^m in the current rounding mode, subnormal results
+    included, for a normalized pair with hi normal or zero (|hi| < 2^60, |m| <= 250); see
+    ``round_to_odd_scaled`` for how subnormal results stay exact on flushing hardware."""
+    mode, bound = _MODE.get()
+    if mode == "odd":
+        return round_to_odd_scaled(hi, lo, m)
+    m = np.asanyarray(m).astype(np.int32)
+    bits, undecided = _nearest_scaled_bits(hi, lo, m, bound if mode == "flag" else None)
+    if mode == "flag":
+        bits = _with_flags(bits, hi, undecided)
+    return bits.view(np.float32)
 
 
 def tiny_magnitude(x: np.ndarray, below_bits: int) -> np.ndarray:

@@ -42,7 +42,7 @@ gelu(x) = x Phi(x), Phi(x) = erfc(-x/sqrt2)/2
        y >= 1/2: (f, fl, m) = erfc_parts(y, yl); x >= 0: Phi = _one_minus(f, fl, m - 1), scale 0;
        x < 0: Phi = f + fl, scale m - 1 (erfc for the negative tail: nothing cancels).
     4. gelu = x Phi (x itself for x > 9): (r, re) = two_prod(x, P); re += x Pl; fast_two_sum;
-       round_to_odd_scaled(r, re, scale).
+       round_result_scaled(r, re, scale).
 
 Constants and their provenance (``fit_tables`` regenerates every literal; test-checked):
 ERF_HI/ERF_LO: the real minimax of erf on [0, 1/2], relative error, monomials 1, 3, ..., 15, from
@@ -69,7 +69,7 @@ from __future__ import annotations
 import numpy as np
 from mpmath import mp, mpf
 
-from ulplab.kernels.core import canonical_nan_where, round_to_odd_scaled
+from ulplab.kernels.core import canonical_nan_where, round_result_scaled
 from ulplab.kernels.logistic import (
     _one_minus,
     exact_parts,
@@ -297,7 +297,7 @@ def erf(x: np.ndarray) -> np.ndarray:
         hi, lo = np.where(big, r, ph), np.where(big, rl, pl)
         m = np.where(big, 0, e)
         neg = np.signbit(x)
-        y = round_to_odd_scaled(np.where(neg, -hi, hi), np.where(neg, -lo, lo), m)
+        y = round_result_scaled(np.where(neg, -hi, hi), np.where(neg, -lo, lo), m)
         y = np.where(x == np.inf, f32(1.0), y)
         y = np.where(x == -np.inf, f32(-1.0), y)
         return canonical_nan_where(np.isnan(x), y)

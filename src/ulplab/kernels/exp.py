@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from mpmath import mp, mpf
 
-from ulplab.kernels.core import canonical_nan_where, round_to_odd_scaled, tiny_magnitude
+from ulplab.kernels.core import by_mode, canonical_nan_where, round_result_scaled, tiny_magnitude
 from ulplab.kit import fast_two_sum, fma, lookup, two_prod, two_sum
 from ulplab.kit.ops import f32hex
 
@@ -55,6 +55,7 @@ LN2_HI = _h("0x1.62e430p-1")  # ln 2 rounded to float32
 LN2_LO = _h("-0x1.05c610p-29")  # ln 2 - LN2_HI rounded to float32
 # 1/2, 1/6, 1/24, 1/120 rounded to float32 (Taylor coefficients of (e^r - 1 - r)/r^2)
 Q = (_h("0x1p-1"), _h("0x1.555556p-3"), _h("0x1.555556p-5"), _h("0x1.111112p-7"))
+HALF = _h("0x1p-1")
 EXP_OVERFLOW = _h("0x1.62e42ep+6")  # 88.72283: largest float32 x with e^x <= FLT_MAX
 EXP_UNDERFLOW = _h("-0x1.9fe368p+6")  # -103.972: e^x < 2^-150 below it
 EXP2_OVERFLOW = _h("0x1p+7")  # 2^x overflows for x >= 128
@@ -93,8 +94,12 @@ TABLE_BYTES = T_HI.nbytes + T_LO.nbytes
 def exp_reduced_parts(k: np.ndarray, r: np.ndarray,
                       rl: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(h, l, m) with 2^(k/64) e^(r + rl) = (h + l) 2^m to about 2^-40, for |r| <= ln2/128."""
-    q = r * r * fma(fma(fma(np.full_like(r, Q[3]), r, Q[2]), r, Q[1]), r, Q[0])
-    s_hi, s_lo = fast_two_sum(r, rl + fma(r, rl, q))  # (r + rl)^2/2 = r^2/2 + r rl + tiny
+    p, pe = two_prod(r, r)  # r^2 exactly
+    c = (p * r) * fma(fma(np.full_like(r, Q[3]), r, Q[2]), r, Q[1])  # r^3/6 + r^4/24 + r^5/120
+    h2 = p * HALF
+    s1, e1 = two_sum(r, h2)
+    # e^(r + rl) - 1 = (e^r - 1) + rl e^r, and e^r = 1 + s1 to 2^-24.5: rl (1 + s1)
+    s_hi, s_lo = fast_two_sum(s1, e1 + ((pe * HALF + c) + fma(s1, rl, rl)))
     ki = k.astype(np.int32)
     j = ki & 63
     m = (ki - j) >> 6
@@ -126,6 +131,7 @@ def exp_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 ONE_UP = np.uint32(0x3F800001)  # the odd neighbour above 1
 ONE_DOWN = np.uint32(0x3F7FFFFF)  # the odd neighbour below 1
+ONE = np.uint32(0x3F800000)
 TINY_BITS = 0x33000000  # 2^-25: below it e^x and 2^x are within 2^-25 of 1
 
 
@@ -134,10 +140,11 @@ def _finish(x: np.ndarray, y: np.ndarray, over: float, under: float) -> np.ndarr
     # that a subnormal x is not read as zero by flushing hardware
     xb = x.view(np.uint32)
     near_one = np.where((xb & np.uint32(0x7FFFFFFF)) == 0, np.uint32(0x3F800000),
-                        np.where((xb >> np.uint32(31)) == 1, ONE_DOWN, ONE_UP))
+                        np.where((xb >> np.uint32(31)) == 1, by_mode(ONE_DOWN, ONE),
+                                 by_mode(ONE_UP, ONE)))
     y = np.where(tiny_magnitude(x, TINY_BITS), near_one, y.view(np.uint32)).view(np.float32)
     y = np.where(x > over, f32(np.inf), y)
-    y = np.where(x < under, _h("0x1p-149"), y)
+    y = np.where(x < under, by_mode(_h("0x1p-149"), f32(0.0)), y)
     y = np.where(x == -np.inf, f32(0.0), y)
     return canonical_nan_where(np.isnan(x), y)
 
@@ -146,7 +153,7 @@ def exp(x: np.ndarray) -> np.ndarray:
     """e^x, float32 in -> float32 out (see the module docstring for the specification)."""
     with np.errstate(all="ignore"):
         xc = np.where((x > EXP_OVERFLOW) | (x < EXP_UNDERFLOW) | np.isnan(x), f32(0.0), x)
-        y = round_to_odd_scaled(*exp_parts(xc))
+        y = round_result_scaled(*exp_parts(xc))
         return _finish(x, y, EXP_OVERFLOW, EXP_UNDERFLOW)
 
 
@@ -158,15 +165,15 @@ def exp2(x: np.ndarray) -> np.ndarray:
         r = xc - k * f32(1.0 / 64)
         p, pe = two_prod(r, np.full_like(r, LN2_HI))
         rh, rl = fast_two_sum(p, pe + r * LN2_LO)
-        y = round_to_odd_scaled(*exp_reduced_parts(k, rh, rl))
+        y = round_result_scaled(*exp_reduced_parts(k, rh, rl))
         y = np.where(x >= EXP2_OVERFLOW, f32(np.inf), y)
         return _finish(x, y, np.inf, EXP2_UNDERFLOW)
 
 
 KERNELS = [
-    {"function": "exp", "impl": exp, "table_bytes": TABLE_BYTES,
+    {"function": "exp", "impl": exp, "table_bytes": TABLE_BYTES, "bound": 2.0**-44,
      "idea": "2^(k/64) table (double-float) x Taylor e^r, Cody-Waite ln2/64 in 3 parts"},
-    {"function": "exp2", "impl": exp2, "table_bytes": TABLE_BYTES,
+    {"function": "exp2", "impl": exp2, "table_bytes": TABLE_BYTES, "bound": 2.0**-44,
      "idea": "exact k/64 split, r ln2 as double-float, then exp's table and Taylor"},
 ]
 """What ``ulplab.methods.det`` registers from this module (every kernel module has KERNELS)."""

@@ -47,7 +47,7 @@ from __future__ import annotations
 import numpy as np
 from mpmath import mp, mpf
 
-from ulplab.kernels.core import canonical_nan_where, pow2, round_to_odd_scaled, tiny_magnitude
+from ulplab.kernels.core import canonical_nan_where, pow2, round_result_scaled, tiny_magnitude
 from ulplab.kernels.exp import EXP_OVERFLOW, T_HI, T_LO, TABLE_BYTES, exp_reduce
 from ulplab.kit import fast_two_sum, fma, lookup, two_prod, two_sum
 from ulplab.kit.ops import f32hex
@@ -125,7 +125,7 @@ def expm1(x: np.ndarray) -> np.ndarray:
         s2, e2 = two_sum(s1, c)
         s3, e3 = two_sum(s2, tl)
         lo = ((e1 + e2) + e3) + (ce + (th * sl + (tl * sh + tl2)))
-        y = round_to_odd_scaled(*fast_two_sum(s3, lo), m).view(u32)
+        y = round_result_scaled(*fast_two_sum(s3, lo), m).view(u32)
         xb = x.view(u32)
         even = ((xb & u32(1)) == 0) & ((xb & u32(0x7FFFFFFF)) != 0)
         step = np.where((xb >> u32(31)) == 1, xb - u32(1), xb + u32(1))  # toward +inf

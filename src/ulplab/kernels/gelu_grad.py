@@ -21,7 +21,7 @@ written ``fma``; ``erf_series``, ``erfcx_parts``, ``RS_HI``/``RS_LO`` (1/sqrt2) 
    the only cancellation: D = 0 at x = -0.7518..., where gelu_grad changes sign),
    w + wl = (h + hl) D by dd_mul: x < 0: gelu_grad = Phi(x) + x phi(x) = e^(-y^2) D = (w + wl) 2^m;
    x >= 0: gelu_grad = 1 - erfc(y)/2 + a phi(a) = 1 - (w + wl) 2^m by _one_minus (m >= -59).
-5. Result: round_to_odd_scaled(hi, lo, scale) (subnormal results built as integers).
+5. Result: round_result_scaled(hi, lo, scale) (subnormal results built as integers).
 
 Error budget: exp_parts' 2^-37 relative dominates, as in gelu; near the sign change the absolute
 error of D (about 2^-44) is divided by |D|, so float32 inputs within 2^-20 of -0.7518 get
@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from mpmath import mp
 
-from ulplab.kernels.core import canonical_nan_where, pow2, round_to_odd_scaled, tiny_magnitude
+from ulplab.kernels.core import canonical_nan_where, pow2, round_result_scaled, tiny_magnitude
 from ulplab.kernels.erf import RS_HI, RS_LO, TABLE_BYTES, erf_series, erfcx_parts
 from ulplab.kernels.logistic import TINY_BITS, _one_minus, exp_neg_parts
 from ulplab.kit import dd_add, dd_mul, fast_two_sum, two_prod, two_sum
@@ -93,7 +93,7 @@ def gelu_grad(x: np.ndarray) -> np.ndarray:
         bh, bl = np.where(pos, r, w), np.where(pos, rle, wl)
         small = y < f32(0.5)
         hi, lo = np.where(small, sh, bh), np.where(small, sl, bl)
-        out = round_to_odd_scaled(hi, lo, np.where(small | pos, 0, m)).view(u32)
+        out = round_result_scaled(hi, lo, np.where(small | pos, 0, m)).view(u32)
         xb = x.view(u32)
         half = np.where((xb & u32(0x7FFFFFFF)) == 0, u32(0x3F000000),
                         np.where((xb >> u32(31)) == 1, u32(0x3EFFFFFF), u32(0x3F000001)))

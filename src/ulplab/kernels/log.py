@@ -33,12 +33,12 @@ log(x)
     6. log x = k ln2 + L: ln 2 = LN2_HI (16 bits, so k LN2_HI is exact for |k| < 2^8) + LN2_MID
        + LN2_LO; (pm, pe) = two_prod(k, LN2_MID); (s, b1) = two_sum(k LN2_HI, pm);
        (s, b2) = two_sum(s, Lh); lo = (b1 + b2) + (pe + (k LN2_LO + Ll));
-       (h, l) = fast_two_sum(s, lo); result = round_to_odd(h, l).
+       (h, l) = fast_two_sum(s, lo); result = round_result(h, l).
 
 log2(x)
     Steps 1 to 5 as log; then L / ln 2 as a double-float, (m, me) = dd_mul(Lh, Ll, INVLN2_HI,
     INVLN2_LO) (1/ln 2 = INVLN2_HI + INVLN2_LO), (s, b) = two_sum(k, m); lo = b + me;
-    (h, l) = fast_two_sum(s, lo); result = round_to_odd(h, l).
+    (h, l) = fast_two_sum(s, lo); result = round_result(h, l).
 
 Exact cases: x = 1 gives z = 1, i = 76, r = 0 and every term 0, so log(1) = +0 (lo = 0); x = 2^k
 gives L = 0 exactly, so log2(2^k) = k with lo = 0 (ties such as log2(2^-15) in float8_e5m2 round
@@ -55,7 +55,7 @@ from __future__ import annotations
 import numpy as np
 from mpmath import mp, mpf
 
-from ulplab.kernels.core import canonical_nan_where, round_to_odd
+from ulplab.kernels.core import canonical_nan_where, round_result
 from ulplab.kit import dd_mul, fast_two_sum, fma, lookup, two_prod, two_sum
 from ulplab.kit.ops import f32hex
 
@@ -198,7 +198,7 @@ def k_ln2_plus(k: np.ndarray, lh: np.ndarray, ll: np.ndarray) -> tuple[np.ndarra
 def log(x: np.ndarray) -> np.ndarray:
     """Natural logarithm, float32 in -> float32 out (see the module docstring)."""
     with np.errstate(all="ignore"):
-        y = round_to_odd(*k_ln2_plus(*log_parts(_clean(x))))
+        y = round_result(*k_ln2_plus(*log_parts(_clean(x))))
         return _special(x, y)
 
 
@@ -208,7 +208,7 @@ def log2(x: np.ndarray) -> np.ndarray:
         k, lh, ll = log_parts(_clean(x))
         m, me = dd_mul(lh, ll, np.full_like(lh, INVLN2_HI), np.full_like(lh, INVLN2_LO))
         s, b = two_sum(k, m)
-        y = round_to_odd(*fast_two_sum(s, b + me))
+        y = round_result(*fast_two_sum(s, b + me))
         return _special(x, y)
 
 

@@ -17,7 +17,7 @@ round-to-nearest-even, FMA only where written ``fma``):
    dl = fma(-dh, uh, ul) / uh (the remainder of a division is exact); log1p(d) = dh + (dl -
    dh dh/2) (truncation |d|^3/3 < 2^-49 |d|). Folded into log z: (s, e) = two_sum(Lh, dh);
    (Lh', Ll') = fast_two_sum(s, e + (Ll + (dl - (dh dh) 1/2))).
-5. k ln 2 + Lh' + Ll' as log's step 6 (``log.k_ln2_plus``); result = round_to_odd(h, l).
+5. k ln 2 + Lh' + Ll' as log's step 6 (``log.k_ln2_plus``); result = round_result(h, l).
 
 Where k = 0 (uh in [0x1.67p-1, 0x1.67p+0)) nothing is added to log z and d: both are
 relatively accurate (log's interval around 1 uses invc = 1, r = z - 1 exact), so the result is
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ulplab.kernels.core import canonical_nan_where, round_to_odd, tiny_magnitude
+from ulplab.kernels.core import canonical_nan_where, round_result, tiny_magnitude
 from ulplab.kernels.log import TABLE_BYTES, k_ln2_plus, log_parts
 from ulplab.kit import fast_two_sum, fma, two_sum
 from ulplab.kit.ops import f32hex
@@ -60,7 +60,7 @@ def log1p(x: np.ndarray) -> np.ndarray:
         dl = fma(-dh, uh, ul) / uh
         s, e = two_sum(lh, dh)
         lh, ll = fast_two_sum(s, e + (ll + (dl - (dh * dh) * f32(0.5))))
-        y = round_to_odd(*k_ln2_plus(k, lh, ll)).view(u32)
+        y = round_result(*k_ln2_plus(k, lh, ll)).view(u32)
         even = ((xb & u32(1)) == 0) & ((xb & u32(0x7FFFFFFF)) != 0)
         step = np.where((xb >> u32(31)) == 1, xb + u32(1), xb - u32(1))  # toward -inf
         y = np.where(tiny, np.where(even, step, xb), y)

@@ -18,11 +18,11 @@ Shared pieces
 sigmoid(x)
     1. NaN -> 0x7FC00000; +inf -> 1; -inf -> +0; x < EXP_UNDERFLOW -> 2^-149 (round-to-odd of a
        positive value below 2^-150); |x| < 2^-30 (``tiny_where``, on the bits) ->
-       round_to_odd(0.5, n 2^-84) with n the signed integer significand of x (``exact_parts``):
+       round_result(0.5, n 2^-84) with n the signed integer significand of x (``exact_parts``):
        sigma(x) = 1/2 + x/4 + O(x^3), only the sign of the correction matters; sigma(±0) = 0.5.
     2. z = |x|, clamped to 20 for x > 0 (e^-20 < 2^-28: sigma(x) and sigma(20) lie in the same
        open interval (1 - 2^-24, 1), so their round-to-odd values agree).
-    3. (q, ql, m) = sigmoid_neg_parts(z). x <= 0: round_to_odd_scaled(q, ql, m).
+    3. (q, ql, m) = sigmoid_neg_parts(z). x <= 0: round_result_scaled(q, ql, m).
        x > 0: s = ldexp(q, m), sl = ldexp(ql, m) (exact, m >= -30); 1 - s as
        (r, re) = two_sum(1, -s); re -= sl; fast_two_sum; round_to_odd. The tiny distance to 1 is
        the lo part, so saturation keeps its sticky bit.
@@ -32,7 +32,7 @@ silu(x) = x sigma(x)
     pe += x ql; fast_two_sum (scaled by 2^m as sigma). Specials: NaN -> NaN, +inf -> +inf,
     -inf -> -0, x < -110 -> -2^-149 (|x| e^x < 2^-151 there); |x| < 2^-30: silu(x) = x/2 + x^2/4
     + ..., evaluated from the bits, x = n 2^e exactly (``exact_parts``: n the signed integer
-    significand, 1 <= |n| < 2^24): hi = n, lo = +|n| 2^-40, round_to_odd_scaled(hi, lo, e - 1),
+    significand, 1 <= |n| < 2^24): hi = n, lo = +|n| 2^-40, round_result_scaled(hi, lo, e - 1),
     so x/2 on a subnormal midpoint (x = 2^-149, 2^-133 ...) rounds by the sign of x^2/4 (silu(±0)
     = ±0: n = ±0, lo = 0). No operand is subnormal.
 
@@ -51,7 +51,7 @@ softplus(x) = log(1 + e^x)
           log1p(v) = v - v^2/2 + v^3 P(v) (same P): (p, pe) = two_prod(v, v);
           (a, ae) = fast_two_sum(v, -p/2); ae += vl - (pe/2 + v vl) + v p P(v); fast_two_sum;
           (H, L) = dd_add(LOG_HI[j], LOG_LO[j], a, ae); M = 0.
-    3. x <= 0: round_to_odd_scaled(H, L, M). x > 0: dd_add(x, 0, ldexp(H, M), ldexp(L, M)) then
+    3. x <= 0: round_result_scaled(H, L, M). x > 0: dd_add(x, 0, ldexp(H, M), ldexp(L, M)) then
        round_to_odd.
 
 Constants and tables: 2^-60, 2^-40, 1/128 ... are exact powers of two; P's coefficients are the
@@ -71,7 +71,7 @@ from __future__ import annotations
 import numpy as np
 from mpmath import mp, mpf
 
-from ulplab.kernels.core import canonical_nan_where, round_to_odd_scaled
+from ulplab.kernels.core import canonical_nan_where, round_result_scaled
 from ulplab.kernels.exp import EXP_UNDERFLOW, exp_parts
 from ulplab.kit import dd_add, dd_mul, fast_two_sum, fma, ldexp, lookup, two_prod, two_sum
 
@@ -189,7 +189,7 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
         hi = np.where(tiny, f32(0.5), hi)
         lo = np.where(tiny, n * f32(2.0**-84), lo)  # the sign of x (0 for ±0), |lo| < 2^-60
         m = np.where(tiny, 0, m)
-        y = round_to_odd_scaled(hi, lo, m)
+        y = round_result_scaled(hi, lo, m)
         y = np.where(x < EXP_UNDERFLOW, TINY_SUB, y)
         y = np.where(x == np.inf, ONE, y)
         y = np.where(x == -np.inf, f32(0.0), y)
@@ -217,7 +217,7 @@ def finish_half_x(x: np.ndarray, hi: np.ndarray, lo: np.ndarray, m: np.ndarray,
     hi = np.where(tiny, n, hi)
     lo = np.where(tiny, np.abs(n) * f32(2.0**-40), lo)
     m = np.where(tiny, e - 1, m)
-    y = round_to_odd_scaled(hi, lo, m)
+    y = round_result_scaled(hi, lo, m)
     y = np.where(x < f32(flush_below), -TINY_SUB, y)
     y = np.where(x == np.inf, f32(np.inf), y)
     y = np.where(x == -np.inf, f32(-0.0), y)
@@ -266,7 +266,7 @@ def softplus(x: np.ndarray) -> np.ndarray:
         xs = np.where(pos & np.isfinite(x), x, f32(0.0))
         s, sl = dd_add(xs, np.zeros_like(xs), ldexp(H, Mp), ldexp(L, Mp))
         hi, lo, m = np.where(pos, s, H), np.where(pos, sl, L), np.where(pos, 0, M)
-        y = round_to_odd_scaled(hi, lo, m)
+        y = round_result_scaled(hi, lo, m)
         y = np.where(x < EXP_UNDERFLOW, TINY_SUB, y)
         y = np.where(x == np.inf, f32(np.inf), y)
         y = np.where(x == -np.inf, f32(0.0), y)

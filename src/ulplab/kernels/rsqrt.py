@@ -19,7 +19,7 @@ round-to-nearest-even, FMA only where written ``fma``; integer steps on uint32/i
    so z y0^2 = 1 - r with |r| < 2^-21, r absolute error < 2^-46.
 5. 1/sqrt(z) = y0 (1 - r)^(-1/2) = y0 (1 + r/2 + 3 r^2/8 + ...): c = r (1/2 + (3/8) r)
    (truncation 5|r|^3/16 < 2^-64); (h, l) = fast_two_sum(y0, y0 c).
-6. Result: round_to_odd(h, l) (in (1/2, 1]) times 2^-k, exact since every result is normal
+6. Result: round_result(h, l) (in (1/2, 1]) times 2^-k, exact since every result is normal
    (2^-64 < 1/sqrt(x) < 2^75).
 
 Exact cases: x = 4^k gives z = 1, y0 = 1, r = 0, l = 0, so the result is exactly 2^-k; no other
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ulplab.kernels.core import canonical_nan_where, pow2, round_to_odd
+from ulplab.kernels.core import canonical_nan_where, pow2, round_result
 from ulplab.kit import fast_two_sum, two_prod
 
 f32 = np.float32
@@ -73,7 +73,7 @@ def rsqrt(x: np.ndarray) -> np.ndarray:
         b = x.view(u32)
         main = (b != 0) & (b < u32(0x7F800000))  # 0 < x < inf, on the bits
         z, k = _split(np.where(main, x, f32(1.0)))
-        y = round_to_odd(*rsqrt_parts(z)) * pow2(-k)
+        y = round_result(*rsqrt_parts(z)) * pow2(-k)
         y = np.where(b == u32(0), f32(np.inf), y)
         y = np.where(b == u32(0x80000000), f32(-np.inf), y)
         y = np.where(b == u32(0x7F800000), f32(0.0), y)

@@ -14,7 +14,7 @@ round-to-nearest-even, FMA only where written ``fma``; integer steps on uint32/i
    quadrants q and q + 1); each is its value to about 2^-46 relative.
 4. tan x = S/C as a double-float quotient: qh = Sh / Ch; (p, pe) = two_prod(qh, Ch);
    rem = (((Sh - p) - pe) + Sl) - qh Cl   (Sh - p is exact by Sterbenz);
-   ql = rem / Ch; (h, l) = fast_two_sum(qh, ql); result = round_to_odd(h, l).
+   ql = rem / Ch; (h, l) = fast_two_sum(qh, ql); result = round_result(h, l).
 
 Range: 2^-12 <= |tan x| < 2^32 for every float32 x outside steps 1 and 2 (the float32 closest
 to an odd multiple of pi/2 is 2^-29.9 away from it, relatively to q), so every operand is
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ulplab.kernels.core import canonical_nan_where, round_to_odd
+from ulplab.kernels.core import canonical_nan_where, round_result
 from ulplab.kernels.trig import TABLE_BYTES, _combine, _prepare
 from ulplab.kit import fast_two_sum, two_prod
 
@@ -48,7 +48,7 @@ def tan(x: np.ndarray) -> np.ndarray:
         qh = sh / ch
         p, pe = two_prod(qh, ch)
         rem = (((sh - p) - pe) + sl) - qh * cl
-        y = round_to_odd(*fast_two_sum(qh, rem / ch)).view(u32)
+        y = round_result(*fast_two_sum(qh, rem / ch)).view(u32)
         keep = ((b & u32(1)) == 1) | ((b & u32(0x7FFFFFFF)) == 0)
         y = np.where(tiny, np.where(keep, b, b + u32(1)), y)  # step 2
         return canonical_nan_where(bad, y.view(f32))

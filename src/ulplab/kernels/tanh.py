@@ -51,7 +51,7 @@ from __future__ import annotations
 import numpy as np
 from mpmath import mp, mpf
 
-from ulplab.kernels.core import canonical_nan_where, round_to_odd_scaled
+from ulplab.kernels.core import canonical_nan_where, round_result_scaled
 from ulplab.kernels.logistic import (
     _one_minus,
     exact_parts,
@@ -131,7 +131,7 @@ def tanh(x: np.ndarray) -> np.ndarray:
         lo = np.where(tiny, n * f32(-2.0**-40), lo)
         m = np.where(tiny, e, 0)
         neg = np.signbit(x)
-        y = round_to_odd_scaled(_signed(neg, hi), _signed(neg, lo), m)
+        y = round_result_scaled(_signed(neg, hi), _signed(neg, lo), m)
         y = np.where(x == np.inf, f32(1.0), y)
         y = np.where(x == -np.inf, f32(-1.0), y)
         return canonical_nan_where(np.isnan(x), y)

@@ -15,7 +15,7 @@ written ``fma``; ``sigmoid_neg_parts`` and ``_one_minus`` are those of ``logisti
    (q, ql, m) = sigmoid_neg_parts(ac + ac)   (sigma(-2a) = (q + ql) 2^m);
    (r, rl) = _one_minus(q, ql, m) for a <= 20; (1, 0) for a > 20 (1 - sigma(-2a) is within
    e^-40 < 2^-57 of 1 there);
-   (p, pl) = dd_mul(q, ql, r, rl); result = round_to_odd_scaled(p, pl, m + 2) (subnormal
+   (p, pl) = dd_mul(q, ql, r, rl); result = round_result_scaled(p, pl, m + 2) (subnormal
    results built as integers, FTZ-proof).
 
 Error budget: limited by exp_parts (about 2^-37 relative), like tanh's. Exact cases: x = ±0
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ulplab.kernels.core import canonical_nan_where, round_to_odd_scaled, tiny_magnitude
+from ulplab.kernels.core import canonical_nan_where, round_result_scaled, tiny_magnitude
 from ulplab.kernels.logistic import _one_minus, sigmoid_neg_parts
 from ulplab.kit import dd_mul
 
@@ -52,7 +52,7 @@ def tanh_grad(x: np.ndarray) -> np.ndarray:
         r, rl = _one_minus(q, ql, np.where(far, 0, m))
         r, rl = np.where(far, f32(1.0), r), np.where(far, f32(0.0), rl)
         p, pl = dd_mul(q, ql, r, rl)
-        y = round_to_odd_scaled(p, pl, m + 2).view(u32)
+        y = round_result_scaled(p, pl, m + 2).view(u32)
         zero = (x.view(u32) & u32(0x7FFFFFFF)) == 0
         y = np.where(tiny_magnitude(x, TINY_BITS),
                      np.where(zero, u32(0x3F800000), u32(0x3F7FFFFF)), y)

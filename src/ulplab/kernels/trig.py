@@ -45,7 +45,7 @@ round-to-nearest-even, FMA only where written ``fma``; integer steps on uint32/i
    (bv, bve) = dd_mul(B, v); (au, aue) = two_prod(A_hi, uh); aue = aue + (A_hi ul + A_lo uh);
    (s, c1) = two_sum(A_hi, bv); (s, c2) = two_sum(s, au);
    lo = (c1 + c2) + ((bve + aue) + A_lo); (h, l) = fast_two_sum(s, lo);
-   negated when Q is 2 or 3; result = round_to_odd(h, l).
+   negated when Q is 2 or 3; result = round_result(h, l).
 
 ``sincos(x)`` runs steps 1 to 5 once and step 6 for both Q; its outputs are bit-identical to
 sin(x) and cos(x) (the same operations on the same values). h + l is sin x or cos x to about
@@ -62,7 +62,7 @@ from __future__ import annotations
 import numpy as np
 from mpmath import mp, mpf
 
-from ulplab.kernels.core import canonical_nan_where, round_to_odd, tiny_magnitude
+from ulplab.kernels.core import canonical_nan_where, round_result, tiny_magnitude
 from ulplab.kit import dd_mul, fast_two_sum, lookup, two_prod, two_sum
 from ulplab.kit.ops import f32hex
 
@@ -266,7 +266,7 @@ def _prepare(x: np.ndarray) -> Prepared:
 
 def _finish_sin(prep: Prepared) -> np.ndarray:
     bad, b, tiny, q, parts = prep
-    y = round_to_odd(*_combine(q, *parts)).view(u32)
+    y = round_result(*_combine(q, *parts)).view(u32)
     keep = ((b & u32(1)) == 1) | ((b & u32(0x7FFFFFFF)) == 0)
     y_tiny = np.where(keep, b, b - u32(1))  # step 2: x or its neighbour toward zero
     return canonical_nan_where(bad, np.where(tiny, y_tiny, y).view(f32))
@@ -274,7 +274,7 @@ def _finish_sin(prep: Prepared) -> np.ndarray:
 
 def _finish_cos(prep: Prepared) -> np.ndarray:
     bad, b, tiny, q, parts = prep
-    y = round_to_odd(*_combine(q + np.int32(1), *parts)).view(u32)
+    y = round_result(*_combine(q + np.int32(1), *parts)).view(u32)
     y_tiny = np.where((b & u32(0x7FFFFFFF)) == 0, u32(0x3F800000), u32(0x3F7FFFFF))
     return canonical_nan_where(bad, np.where(tiny, y_tiny, y).view(f32))
 

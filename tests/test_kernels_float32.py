@@ -1,0 +1,172 @@
+"""The correctly rounded float32 entry point: the final rounding modes of ``kernels.core``, the
+exception tables, and every kernel that has a table checked against the oracle."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ulplab.export import det_kernel, has_float32, load
+from ulplab.kernels import core, exceptions
+from ulplab.methods import all_methods
+from ulplab.oracle.fast32 import correctly_rounded32
+
+f32 = np.float32
+DET = sorted(m.function for m in all_methods() if m.name == "det")
+WITH_TABLE = [f for f in DET if has_float32(f)]
+
+
+def _rn32(v: Fraction) -> int:
+    """Bits of the float32 nearest-even rounding of the rational v (exact, subnormals, inf)."""
+    if v == 0:
+        return 0
+    sign = 0x80000000 if v < 0 else 0
+    a = abs(v)
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    while Fraction(2) ** e > a:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= a:
+        e += 1
+    q = max(e, -126) - 23  # spacing 2^q
+    n = a / Fraction(2) ** q
+    m = n.numerator // n.denominator
+    rest = n - m
+    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and m % 2 == 1):
+        m += 1
+    value = Fraction(m) * Fraction(2) ** q
+    if value >= Fraction(2) ** 128:
+        return sign | 0x7F800000
+    return sign | int(np.array([float(value)], f32).view(np.uint32)[0])
+
+
+def _pair(hi_bits: int, lo_frac: float) -> tuple[np.ndarray, np.ndarray]:
+    hi = np.array([hi_bits], np.uint32).view(f32)
+    ulp = float(np.spacing(np.abs(hi[0])))
+    lo = np.array([lo_frac * ulp / 2], f32)
+    h, lo2 = hi + lo, lo - ((hi + lo) - hi)  # keep the pair normalized (hi = RN(hi + lo))
+    return h.astype(f32), lo2.astype(f32)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0x3F000000, 0x3FFFFFFF), st.floats(-0.9999, 0.9999),
+       st.integers(-170, 127), st.booleans())
+def test_nearest_scaled_is_the_exact_rounding(hb: int, frac: float, m: int, neg: bool) -> None:
+    hi, lo = _pair(hb, frac)
+    if neg:
+        hi, lo = -hi, -lo
+    with core.rounding("nearest"):
+        got = int(core.round_result_scaled(hi, lo, np.array([m], np.int32)).view(np.uint32)[0])
+    exact = (Fraction(float(hi[0])) + Fraction(float(lo[0]))) * Fraction(2) ** m
+    assert got == _rn32(exact), (hex(hb), frac, m)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0x3F000000, 0x3FFFFFFF), st.floats(-0.9999, 0.9999), st.integers(-170, 60))
+def test_flag_marks_every_input_near_a_midpoint(hb: int, frac: float, m: int) -> None:
+    """A pair within the bound of a midpoint is flagged; a flagged result is the flag NaN, and
+    an unflagged one is the nearest rounding of every value within the bound."""
+    bound = 2.0**-40
+    hi, lo = _pair(hb, frac)
+    mm = np.array([m], np.int32)
+    with core.rounding("flag", bound):
+        got = int(core.round_result_scaled(hi, lo, mm).view(np.uint32)[0])
+    if got & 0x7FFFFFFF == int(core.FLAG_NAN):
+        return
+    exact = Fraction(float(hi[0])) + Fraction(float(lo[0]))
+    width = abs(exact) * Fraction(bound)
+    for v in (exact - width, exact + width):
+        assert _rn32(v * Fraction(2) ** m) == got, (hex(hb), frac, m)
+
+
+def test_flag_catches_a_midpoint() -> None:
+    one = np.array([1.0], f32)
+    half_ulp = np.array([2.0**-24], f32)
+    with core.rounding("flag", 2.0**-40):
+        assert core.round_result(one, half_ulp).view(np.uint32)[0] == core.FLAG_NAN
+        assert core.round_result(one, half_ulp / 4).view(np.uint32)[0] == 0x3F800000
+        # below a power of two the midpoint is a quarter ulp away
+        assert core.round_result(one, -half_ulp / 2).view(np.uint32)[0] == core.FLAG_NAN
+
+
+def test_rounding_modes_are_checked() -> None:
+    with pytest.raises(ValueError, match="unknown rounding mode"), core.rounding("up"):
+        pass
+    with pytest.raises(ValueError, match="error bound"), core.rounding("flag", 0.0):
+        pass
+    assert core.current_rounding() == "odd"
+
+
+def test_cuckoo_holds_every_key_and_nothing_else() -> None:
+    rng = np.random.default_rng(1)
+    keys = np.unique(rng.integers(0, 2**31, 3000, dtype=np.uint64).astype(np.uint32))
+    values = (keys ^ np.uint32(0x5A5A5A5A)).astype(np.uint32)
+    a1, a2, shift, sk, sv = exceptions.build_cuckoo(keys, values)
+    for probe, expect in ((keys, values), (keys + np.uint32(1), None)):
+        i1 = ((probe * np.uint32(a1)) >> np.uint32(shift)).astype(np.int64)
+        i2 = ((probe * np.uint32(a2)) >> np.uint32(shift)).astype(np.int64)
+        hit1, hit2 = sk[i1] == probe, sk[i2] == probe
+        if expect is None:
+            stray = np.isin(probe, keys)
+            assert not np.any((hit1 | hit2) & ~stray)
+        else:
+            assert np.all(hit1 | hit2)
+            assert np.array_equal(np.where(hit1, sv[i1], sv[i2]), expect)
+
+
+@pytest.mark.parametrize("func", WITH_TABLE)
+def test_table_is_for_this_kernel(func: str) -> None:
+    """A kernel changed after its scan has a stale table: rerun the scan."""
+    from ulplab.analysis.cr_scan import nearest_hash
+
+    t = exceptions.table(func)
+    assert t is not None and t.kernel_hash == nearest_hash(func), (
+        f"rerun: python -m ulplab.analysis.cr_scan {func}")
+
+
+@pytest.mark.parametrize("func", WITH_TABLE)
+def test_correctly_rounded_on_random_and_exceptional_inputs(func: str) -> None:
+    rng = np.random.default_rng(2026)
+    t = exceptions.table(func)
+    assert t is not None
+    b = np.concatenate([rng.integers(0, 2**32, 10**6, dtype=np.uint64).astype(np.uint32),
+                        t.keys, t.keys + np.uint32(1), t.keys - np.uint32(1)])
+    x = b.view(f32)
+    try:
+        kernel = load(func, "c", "float32")
+    except RuntimeError:
+        kernel = det_kernel(func, "float32")
+    with np.errstate(all="ignore"):
+        got = kernel(x).view(np.uint32)
+    want, _ = correctly_rounded32(func, x)
+    bad = np.flatnonzero(got != want)
+    assert bad.size == 0, [(hex(b[i]), hex(got[i]), hex(want[i])) for i in bad[:6]]
+
+
+@pytest.mark.parametrize("func", WITH_TABLE)
+def test_float32_entry_has_the_same_bits_everywhere(func: str) -> None:
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 2**32, 20_000, dtype=np.uint64).astype(np.uint32).view(f32)
+    with np.errstate(all="ignore"):
+        ref = det_kernel(func, "float32")(x).view(np.uint32)
+        for backend in ("numpy", "torch", "jax", "c"):
+            if backend in ("torch", "jax"):
+                pytest.importorskip(backend)
+            got = load(func, backend, "float32")(x).view(np.uint32)
+            assert np.array_equal(got, ref), backend
+
+
+@pytest.mark.parametrize("func", WITH_TABLE[:2])
+def test_det_api_float32_rounding_on_every_framework(func: str) -> None:
+    from ulplab import det
+
+    x = np.linspace(-20, 20, 1001, dtype=f32)
+    want = det_kernel(func, "float32")(x).view(np.uint32)
+    assert np.array_equal(det.apply(func, x, "float32").view(np.uint32), want)
+    torch = pytest.importorskip("torch")
+    got = det.apply(func, torch.from_numpy(x.copy()), "float32")
+    assert got.dtype == torch.float32 and np.array_equal(got.numpy().view(np.uint32), want)
+    jnp = pytest.importorskip("jax.numpy")
+    got = det.apply(func, jnp.asarray(x), "float32")
+    assert np.array_equal(np.asarray(got).view(np.uint32), want)
