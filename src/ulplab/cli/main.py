@@ -91,10 +91,14 @@ def _common(p: argparse.ArgumentParser, rounding: bool = True, method: bool = Fa
                        help="how a float32 method's outputs become the format")
 
 
+KERNEL_ROUNDING = ("export", "determinism", "rounded")
+"""Commands whose --rounding names a det kernel entry point (odd, float32), not a mode."""
+
+
 def _validate(args: argparse.Namespace) -> None:
     if getattr(args, "func", None) is not None:
         get_function(args.func)
-    if getattr(args, "rounding", None) is not None:
+    if getattr(args, "rounding", None) is not None and args.command not in KERNEL_ROUNDING:
         check_mode(args.rounding)
     if getattr(args, "output_rounding", None) is not None:
         check_mode(args.output_rounding)
@@ -520,7 +524,13 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     if args.output:
         check_writable(args.output)
-    src = write_export(args.func, args.lang, args.output)
+    from ulplab.export import ROUNDINGS, has_float32
+
+    if args.rounding not in ROUNDINGS:
+        raise UsageError(f"unknown rounding {args.rounding!r}; valid: {', '.join(ROUNDINGS)}")
+    if args.rounding == "float32" and not has_float32(args.func):
+        raise UsageError(f"{args.func} has no correctly rounded float32 entry point yet")
+    src = write_export(args.func, args.lang, args.output, args.rounding)
     if args.output:
         print(f"wrote the {args.lang} source of {args.func} to {args.output}")
     else:
@@ -529,10 +539,14 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_determinism(args: argparse.Namespace) -> int:
-    from ulplab.export import BACKENDS, determinism, determinism_total
+    from ulplab.export import BACKENDS, ROUNDINGS, determinism, determinism_total, has_float32
     from ulplab.report import check_writable, simple_table, write_json
     from ulplab.report.progress import steps
 
+    if args.rounding not in ROUNDINGS:
+        raise UsageError(f"unknown rounding {args.rounding!r}; valid: {', '.join(ROUNDINGS)}")
+    if args.rounding == "float32" and not has_float32(args.func):
+        raise UsageError(f"{args.func} has no correctly rounded float32 entry point yet")
     names = _backend_list(args.backends)
     for b in names:
         if b not in BACKENDS:
@@ -541,7 +555,8 @@ def cmd_determinism(args: argparse.Namespace) -> int:
         check_writable(args.json)
     with steps(f"determinism {args.func}", determinism_total(names, args.samples),
                not args.quiet) as advance:
-        res = determinism(args.func, names, samples=args.samples, advance=advance)
+        res = determinism(args.func, names, samples=args.samples, advance=advance,
+                          rounding=args.rounding)
     rows = [[r["backend"], r["checked"], r["mismatches"], " ".join(r["first"][:3])]
             for r in res["backends"]]
     rows += [[s["backend"], "-", "skipped", s["reason"]] for s in res["skipped"]]
@@ -572,6 +587,31 @@ def cmd_faithful(args: argparse.Namespace) -> int:
     if args.json:
         write_json(args.json, res)
     return 1 if res["unfaithful"] else 0
+
+
+def cmd_rounded(args: argparse.Namespace) -> int:
+    from ulplab.analysis.rounded import rounded_check
+    from ulplab.export import ROUNDINGS, det_kernel, has_float32
+    from ulplab.report import check_writable, simple_table, write_json
+    from ulplab.report.progress import steps
+
+    if args.rounding not in ROUNDINGS:
+        raise UsageError(f"unknown rounding {args.rounding!r}; valid: {', '.join(ROUNDINGS)}")
+    det_kernel(args.func)  # an unknown function is a usage error
+    if args.rounding == "float32" and not has_float32(args.func):
+        raise UsageError(f"{args.func} has no correctly rounded float32 entry point yet")
+    if args.json:
+        check_writable(args.json)
+    with steps(f"rounded {args.func}", args.samples, not args.quiet) as advance:
+        res = rounded_check(args.func, args.rounding, args.samples, args.seed, advance=advance)
+    what = "correctly rounded" if args.rounding == "float32" else "rounded to odd"
+    _out().print(simple_table(f"{args.func}: det float32 results {what}, on random bit "
+                              f"patterns", ["inputs", "decided by Arb", "wrong", "examples"],
+                              [[res["checked"], res["decided_by_arb"], res["wrong"],
+                                " ".join(res["examples"][:2])]]))
+    if args.json:
+        write_json(args.json, res)
+    return 1 if res["wrong"] else 0
 
 
 # ---------------------------------------------------------------- parser
@@ -689,6 +729,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("func", help=fn_help)
     ex.add_argument("--lang", required=True, help="c, numpy, torch, jax or cuda")
     ex.add_argument("-o", "--output", help="output path (default: standard output)")
+    ex.add_argument("--rounding", default="odd",
+                    help="odd (default: what narrower formats round from) or float32 (the "
+                         "correctly rounded float32 entry point)")
     ex.set_defaults(run=cmd_export)
 
     fa = sub.add_parser("faithful", help="float32 results of a det kernel within 1 ulp, on "
@@ -700,11 +743,22 @@ def build_parser() -> argparse.ArgumentParser:
     fa.add_argument("--quiet", action="store_true", help="no progress bar")
     fa.set_defaults(run=cmd_faithful)
 
+    ro = sub.add_parser("rounded", help="det float32 results correctly rounded (--rounding "
+                        "float32) or rounded to odd (odd), on random bit patterns (10^8)")
+    ro.add_argument("func", help=fn_help)
+    ro.add_argument("--rounding", default="float32", help="float32 (default) or odd")
+    ro.add_argument("--samples", type=_whole(1, MAX_SAMPLES), default=100_000_000)
+    ro.add_argument("--seed", type=_whole(0), default=7)
+    ro.add_argument("--json", help="write checked, decided_by_arb, wrong as JSON")
+    ro.add_argument("--quiet", action="store_true", help="no progress bar")
+    ro.set_defaults(run=cmd_rounded)
+
     de = sub.add_parser("determinism", help="bits of the exported kernels on every backend")
     de.add_argument("func", help=fn_help)
     de.add_argument("--backends", default="numpy,torch,jax,c")
     de.add_argument("--samples", type=_whole(1, MAX_MEMORY_SAMPLES), default=10_000_000,
                     help="random float32 inputs besides the fixed sets (default 10^7)")
+    de.add_argument("--rounding", default="odd", help="odd (default) or float32")
     de.add_argument("--json", help="write backend, checked, mismatches as JSON")
     de.add_argument("--quiet", action="store_true", help="no progress bar")
     de.set_defaults(run=cmd_determinism)

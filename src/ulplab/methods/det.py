@@ -6,6 +6,13 @@ small enough to enumerate (``EXHAUSTIVE_FORMATS``: bfloat16, float16 and every f
 format; measured, and re-measured by tests/test_methods.py). It holds because the kernels' float32
 round-to-odd keeps at least 2 bits beyond each of these formats, subnormals included
 (tests/test_formats.py checks that from the formats' metadata).
+
+``det-float32``: the same kernels' correctly rounded float32 entry point (nearest rounding of the
+same double-float result plus the exception table found over all 2^32 inputs,
+``ulplab.kernels.exceptions``), registered for the kernels that have their table. It is the one
+to sweep over float32 (``ulplab analyze FUNC --format float32 --method det-float32``); rounded
+again to a narrower format it would round twice, so it claims nothing there: its float32 claim is
+checked by tests/test_kernels_float32.py and the exhaustive float32 sweeps.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import pkgutil
 
 import ulplab.kernels
 from ulplab.formats import EXHAUSTIVE_FORMATS
+from ulplab.kernels import exceptions
 from ulplab.methods.registry import Claim, Method, register
 
 EXACT = {f: Claim(0, 0.0) for f in EXHAUSTIVE_FORMATS}
@@ -24,3 +32,11 @@ for _info in sorted(pkgutil.iter_modules(ulplab.kernels.__path__), key=lambda m:
     for _k in getattr(_mod, "KERNELS", ()):
         register(Method(_k["function"], "det", "deterministic", _k["idea"], _k["impl"],
                         table_bytes=_k["table_bytes"], claims=EXACT))
+        _table = exceptions.table(_k["function"])
+        if _table is not None:
+            register(Method(_k["function"], "det-float32", "deterministic",
+                            f"correctly rounded float32: nearest + {_table.keys.size} "
+                            f"exceptions of 2^32", exceptions.correctly_rounded(
+                                _k["function"], _k["impl"]),
+                            table_bytes=_k["table_bytes"] + 8 * _table.slot_keys.size,
+                            claims={}))
