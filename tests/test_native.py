@@ -11,6 +11,7 @@ import pytest
 
 from ulplab.errors import UsageError
 from ulplab.export import export_source, golden_hash, native
+from ulplab.kernels import kernel_entry
 from ulplab.methods import all_methods
 
 DET = sorted(m.function for m in all_methods() if m.name == "det")
@@ -78,3 +79,32 @@ def test_the_build_is_cached_by_source_hash(tmp_path, monkeypatch):
 def test_unknown_variant_is_a_usage_error():
     with pytest.raises(UsageError, match="unknown build variant 'sse9'"):
         native.build("exp", "sse9")
+
+
+FAST = [f for f in DET if kernel_entry(f).get("fast_path")]
+
+
+@pytest.mark.parametrize("func", FAST)
+def test_fast_path_runs_give_the_kernel_bits(func):
+    """Blocks entirely below the fast path's bound run its build, the others the full one: the
+    bits are the NumPy kernel's however the large inputs fall (none, scattered, every block,
+    a tail shorter than a block)."""
+    from ulplab.export import det_kernel
+
+    below, _ = kernel_entry(func)["fast_path"]
+    rng = np.random.default_rng(5)
+    n = 9 * native.BLOCK + 123
+    small = rng.uniform(-4000, 4000, n).astype(np.float32)
+    big = rng.integers(below, 0x7F800000, n, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    edge = np.array([below - 1, below, 0x7FC00000, 0x7F800000], np.uint32).view(np.float32)
+    cases = [small, small.copy(), small.copy(), np.where(rng.random(n) < 0.5, small, big)]
+    cases[1][[5, 3 * native.BLOCK + 7, n - 1]] = edge[[1, 2, 3]]
+    cases[2][:: native.BLOCK] = big[:: native.BLOCK]
+    cases[3][-4:] = edge
+    from ulplab.export import has_float32
+
+    for rounding in ("odd", "float32") if has_float32(func) else ("odd",):
+        kern, ref = native.kernel(func, rounding=rounding), det_kernel(func, rounding)
+        for x in cases:
+            with np.errstate(all="ignore"):
+                assert np.array_equal(kern(x).view(np.uint32), ref(x).view(np.uint32)), rounding

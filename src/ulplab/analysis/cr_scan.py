@@ -35,17 +35,12 @@ FLAG_BITS = np.uint32(0x7FC00001)
 
 def kernel_info(func: str) -> dict:
     """The ``KERNELS`` entry of ``func``'s det kernel (its impl and its error bound)."""
-    import importlib
-    import pkgutil
+    from ulplab.kernels import kernel_entry
 
-    import ulplab.kernels
-
-    for info in pkgutil.iter_modules(ulplab.kernels.__path__):
-        mod = importlib.import_module(f"ulplab.kernels.{info.name}")
-        for k in getattr(mod, "KERNELS", ()):
-            if k["function"] == func:
-                return k
-    raise UsageError(f"no det kernel for {func!r}")
+    try:
+        return kernel_entry(func)
+    except KeyError:
+        raise UsageError(f"no det kernel for {func!r}") from None
 
 
 def flag_kernel(func: str) -> Callable[[np.ndarray], np.ndarray]:

@@ -9,6 +9,13 @@ named by the SHA-256 of source, compiler and flags, so a changed kernel or compi
 build; the build writes a temporary file in that directory and renames it into place, so
 concurrent processes never load half a library.
 
+A kernel whose ``KERNELS`` entry has a ``fast_path`` (B, impl) — the same bits as the kernel on
+every input whose magnitude's encoding is below B, with the work for the others left out (sin
+and cos without the Payne-Hanek reduction) — gets that impl compiled too; the runner checks the
+input in blocks of ``BLOCK`` values and calls the fast build on the runs of blocks that lie
+entirely below B, the full one elsewhere. The result does not depend on the blocking (the tests
+hold both builds and the runner to the golden hashes).
+
 Build variants (function multi-versioning by separate builds, chosen at run time from the CPU's
 flags): ``avx512`` (-march=x86-64-v4), ``avx2`` (-march=x86-64-v3: AVX2 and FMA), ``portable``
 (the compiler's default target; fmaf is then glibc's correctly rounded software FMA) and ``O0``
@@ -132,12 +139,63 @@ def _entry(func: str, variant: str, rounding: str = "odd") -> Callable[..., None
     return fn
 
 
+BLOCK = 4096
+"""Inputs per block when choosing between a kernel's fast and full builds."""
+
+
+@cache
+def _fast_entry(func: str, variant: str,
+                rounding: str = "odd") -> tuple[int, Callable[..., None]] | None:
+    """(B, C function) of ``func``'s fast path for inputs below B, or None if it has none."""
+    from ulplab.export import c_name, header
+    from ulplab.export.emit_c import emit_c
+    from ulplab.export.trace import trace
+    from ulplab.kernels import kernel_entry
+    from ulplab.kernels.exceptions import correctly_rounded
+
+    fast = kernel_entry(func).get("fast_path")
+    if fast is None:
+        return None
+    below, impl = fast
+    kern = impl if rounding == "odd" else correctly_rounded(func, impl)
+    name = c_name(func, rounding) + "_fast"
+    src = emit_c(trace(kern), name, header(func, "c", rounding) + "\nFast path: inputs with "
+                 f"|x| encoded below 0x{below:08x} only.", dialect="c")
+    fn = getattr(ctypes.CDLL(str(build_source(name[7:], src, variant))), name)
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
+    fn.restype = None
+    return below, fn
+
+
+def _blocks_below(bits: np.ndarray, below: int) -> np.ndarray:
+    """For each whole block of ``BLOCK`` inputs: are all magnitudes encoded below ``below``?"""
+    nb = bits.size // BLOCK
+    mags = bits[: nb * BLOCK].reshape(nb, BLOCK) & np.uint32(0x7FFFFFFF)
+    return mags.max(axis=1) < np.uint32(below)
+
+
+def _run_split(full: Callable[..., None], fast: Callable[..., None], below: int,
+               xs: np.ndarray, out: np.ndarray) -> None:
+    ok = _blocks_below(xs.reshape(-1).view(np.uint32), below)
+    edges = np.flatnonzero(ok[1:] != ok[:-1]) + 1
+    starts = np.concatenate([[0], edges]).astype(np.int64)
+    ends = np.concatenate([edges, [ok.size]]).astype(np.int64)
+    xp, yp = xs.ctypes.data, out.ctypes.data
+    for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
+        fn = fast if ok[s] else full
+        fn(xp + 4 * s * BLOCK, yp + 4 * s * BLOCK, (e - s) * BLOCK)
+    done = ok.size * BLOCK
+    if done < xs.size:
+        full(xp + 4 * done, yp + 4 * done, xs.size - done)
+
+
 def kernel(func: str, variant: str | None = None, rounding: str = "odd") -> NativeKernel:
     """``f(x, out=None)``: ``func``'s det kernel compiled for ``variant`` (default: the best this
     CPU runs). ``x`` is read in place when it is a C-contiguous float32 array (otherwise one
     float32 copy is made); the result goes into ``out`` (a C-contiguous float32 array of x's
     shape; may be x itself) or a new array."""
     fn = _entry(func, variant or best_variant(), rounding)
+    fast = _fast_entry(func, variant or best_variant(), rounding)
 
     def run(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         xs = np.ascontiguousarray(x, dtype=np.float32)
@@ -146,7 +204,10 @@ def kernel(func: str, variant: str | None = None, rounding: str = "odd") -> Nati
         elif (out.dtype != np.float32 or out.shape != xs.shape
               or not out.flags.c_contiguous or not out.flags.writeable):
             raise UsageError("out must be a writeable C-contiguous float32 array of x's shape")
-        fn(xs.ctypes.data, out.ctypes.data, xs.size)
+        if fast is None or xs.size < 2 * BLOCK:
+            fn(xs.ctypes.data, out.ctypes.data, xs.size)
+        else:
+            _run_split(fn, fast[1], fast[0], xs, out)
         return out
 
     run.__name__ = f"ulplab_{func}_native" + ("" if rounding == "odd" else f"_{rounding}")

@@ -32,17 +32,16 @@ from __future__ import annotations
 import numpy as np
 
 from ulplab.kernels.core import canonical_nan_where, round_result
-from ulplab.kernels.trig import TABLE_BYTES, _combine, _prepare
+from ulplab.kernels.trig import CW_LIMIT_BITS, TABLE_BYTES, _combine, _prepare
 from ulplab.kit import fast_two_sum, two_prod
 
 f32 = np.float32
 u32 = np.uint32
 
 
-def tan(x: np.ndarray) -> np.ndarray:
-    """tan x, float32 in -> float32 out (see the module docstring for the specification)."""
+def _tan(x: np.ndarray, payne_hanek: bool) -> np.ndarray:
     with np.errstate(all="ignore"):
-        bad, b, tiny, q, parts = _prepare(x)
+        bad, b, tiny, q, parts = _prepare(x, payne_hanek)
         sh, sl = _combine(q, *parts)
         ch, cl = _combine(q + np.int32(1), *parts)
         qh = sh / ch
@@ -54,8 +53,20 @@ def tan(x: np.ndarray) -> np.ndarray:
         return canonical_nan_where(bad, y.view(f32))
 
 
+def tan(x: np.ndarray) -> np.ndarray:
+    """tan x, float32 in -> float32 out (see the module docstring for the specification)."""
+    return _tan(x, True)
+
+
+def tan_below_2p12(x: np.ndarray) -> np.ndarray:
+    """tan x for |x| < 2^12 only: ``tan``'s bits there without the Payne-Hanek reduction (the
+    compiled runner's fast path)."""
+    return _tan(x, False)
+
+
 KERNELS = [
     {"function": "tan", "impl": tan, "table_bytes": TABLE_BYTES,
+     "fast_path": (CW_LIMIT_BITS, tan_below_2p12),
      "idea": "sin's reduction (Cody-Waite / Payne-Hanek) and table; sin and cos as "
              "double-floats, their quotient as a double-float"},
 ]

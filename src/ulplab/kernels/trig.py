@@ -88,6 +88,7 @@ K3_LO = _h("0x1.555556p-28")  # -1/6 - K3 rounded to float32
 K5 = _h("0x1.111112p-7")  # 1/120 rounded to float32
 K4 = _h("0x1.555556p-5")  # 1/24 rounded to float32
 CW_LIMIT = _h("0x1p+12")  # Cody-Waite below, Payne-Hanek from here on
+CW_LIMIT_BITS = 0x45800000  # the encoding of 2^12
 TINY_BITS = 0x39800000  # 2^-12
 N_TABLE = 102  # j = 0 .. 101
 # The first 256 bits of 2/pi (bit 1 has weight 1/2), from ``two_over_pi_hex`` (test-checked)
@@ -207,11 +208,15 @@ def _payne_hanek(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return q, rh, rl
 
 
-def reduce_pio2(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def reduce_pio2(x: np.ndarray,
+                payne_hanek: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(q, rh, rl) with x = q pi/2 + (rh + rl) mod 2 pi, |rh + rl| <= pi/4 (1 + 2^-10), q int32
-    (only q mod 4 is meaningful), for finite x; step 3."""
+    (only q mod 4 is meaningful), for finite x; step 3. Without ``payne_hanek`` only for
+    |x| < 2^12 (the fast path: the same values there, the large-argument work left out)."""
     big = np.abs(x) >= CW_LIMIT
     qc, rhc, rlc = _cody_waite(np.where(big, f32(0.0), x))
+    if not payne_hanek:
+        return qc, rhc, rlc
     qp, rhp, rlp = _payne_hanek(np.where(big, x, CW_LIMIT))
     return np.where(big, qp, qc), np.where(big, rhp, rhc), np.where(big, rlp, rlc)
 
@@ -255,12 +260,12 @@ def _combine(big_q: np.ndarray, sa: Pair, ca: Pair, u: Pair, v: Pair) -> Pair:
     return np.where(neg, -h, h), np.where(neg, -low, low)
 
 
-def _prepare(x: np.ndarray) -> Prepared:
-    """Steps 1 to 5 shared by sin, cos and sincos."""
+def _prepare(x: np.ndarray, payne_hanek: bool = True) -> Prepared:
+    """Steps 1 to 5 shared by sin, cos and sincos (and tan)."""
     b = x.view(u32)
     bad = (b & u32(0x7FFFFFFF)) >= u32(0x7F800000)
     tiny = tiny_magnitude(x, TINY_BITS)
-    q, rh, rl = reduce_pio2(np.where(tiny | bad, f32(1.0), x))
+    q, rh, rl = reduce_pio2(np.where(tiny | bad, f32(1.0), x), payne_hanek)
     return bad, b, tiny, q, _tables_and_t(rh, rl)
 
 
@@ -291,6 +296,19 @@ def cos(x: np.ndarray) -> np.ndarray:
         return _finish_cos(_prepare(x))
 
 
+def sin_below_2p12(x: np.ndarray) -> np.ndarray:
+    """sin x for |x| < 2^12 only: the bits of ``sin`` there, without the Payne-Hanek reduction
+    (the compiled runner's fast path, ``export.native``)."""
+    with np.errstate(all="ignore"):
+        return _finish_sin(_prepare(x, payne_hanek=False))
+
+
+def cos_below_2p12(x: np.ndarray) -> np.ndarray:
+    """cos x for |x| < 2^12 only (as ``sin_below_2p12``)."""
+    with np.errstate(all="ignore"):
+        return _finish_cos(_prepare(x, payne_hanek=False))
+
+
 def sincos(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(sin x, cos x) with one reduction; bit-identical to sin(x) and cos(x)."""
     with np.errstate(all="ignore"):
@@ -300,9 +318,11 @@ def sincos(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 KERNELS = [
     {"function": "sin", "impl": sin, "table_bytes": TABLE_BYTES,
+     "fast_path": (CW_LIMIT_BITS, sin_below_2p12),
      "idea": "Cody-Waite pi/2 in 4 parts below 2^12, integer Payne-Hanek above; "
              "sin/cos(j/128) table (double-float) x Taylor in t, |t| <= 2^-8"},
     {"function": "cos", "impl": cos, "table_bytes": TABLE_BYTES,
+     "fast_path": (CW_LIMIT_BITS, cos_below_2p12),
      "idea": "sin's reduction and table, quadrant shifted by one (cos x = sin(x + pi/2))"},
 ]
 """What ``ulplab.methods.det`` registers from this module (sincos is a plain function)."""
