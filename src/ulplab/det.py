@@ -1,8 +1,9 @@
 """The deterministic kernels as a drop-in API: ``from ulplab import det``; ``det.gelu(x)``.
 
 ``det.exp, exp2, log, log2, sin, cos, sincos, tanh, sigmoid, softplus, silu, erf, gelu,
-gelu_tanh`` take a NumPy array, a PyTorch tensor or a JAX array of float32, bfloat16, float16,
-float8_e4m3fn or float8_e5m2 and return the same kind of object, dtype and shape (``sincos``: a
+gelu_tanh, rsqrt, log1p, expm1, tan`` and the derivatives ``gelu_grad, tanh_grad`` take a NumPy
+array, a PyTorch tensor or a JAX array of float32, bfloat16, float16, float8_e4m3fn or
+float8_e5m2 and return the same kind of object, dtype and shape (``sincos``: a
 pair). The bits do not depend on the framework, the device, the thread count or the build.
 
 * float32: ``rounding="odd"`` (the default) gives the det kernel's float32 result, rounded to odd
@@ -37,7 +38,8 @@ import numpy as np
 from ulplab.errors import UsageError
 
 FUNCTIONS = ("exp", "exp2", "log", "log2", "sin", "cos", "tanh", "sigmoid", "softplus", "silu",
-             "erf", "gelu", "gelu_tanh")
+             "erf", "gelu", "gelu_tanh", "rsqrt", "log1p", "expm1", "tan", "gelu_grad",
+             "tanh_grad")
 NARROW = ("bfloat16", "float16", "float8_e4m3fn", "float8_e5m2")
 ROUNDINGS = ("odd", "float32")
 
@@ -192,6 +194,12 @@ silu = _make("silu")
 erf = _make("erf")
 gelu = _make("gelu")
 gelu_tanh = _make("gelu_tanh")
+rsqrt = _make("rsqrt")
+log1p = _make("log1p")
+expm1 = _make("expm1")
+tan = _make("tan")
+gelu_grad = _make("gelu_grad")
+tanh_grad = _make("tanh_grad")
 
 
 def softmax(x: Any) -> Any:
@@ -207,6 +215,6 @@ def sincos(x: Any, rounding: str = "odd") -> tuple[Any, Any]:
     return apply("sin", x, rounding), apply("cos", x, rounding)
 
 
-__all__ = ["FUNCTIONS", "NARROW", "apply", "cos", "erf", "exp", "exp2", "float32_kernel",
-           "gelu", "gelu_tanh", "log", "log2", "sigmoid", "silu", "sin", "sincos", "softmax",
-           "softplus", "table", "tanh"]
+__all__ = ["FUNCTIONS", "NARROW", "apply", "cos", "erf", "exp", "exp2", "expm1", "float32_kernel",
+           "gelu", "gelu_grad", "gelu_tanh", "log", "log1p", "log2", "rsqrt", "sigmoid", "silu",
+           "sin", "sincos", "softmax", "softplus", "table", "tan", "tanh", "tanh_grad"]
