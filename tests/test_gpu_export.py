@@ -1,19 +1,29 @@
 """GPU code without a GPU: the CUDA export compiles with nvcc (PTX) and adds no FMA of its own;
-the GPU backends of ulplab determinism exist and are skipped with their reason here."""
+the Triton export gives the golden bits in Triton's interpreter (TRITON_INTERPRET=1, on the CPU)
+and compiles to PTX and a cubin for sm_80 (Triton's bundled LLVM and ptxas, no GPU needed) with
+no FMA but the kernel's own; the GPU backends of ulplab determinism exist and are skipped with
+their reason here. Nothing here has run on a GPU: none was available."""
 
+import importlib.util
 import json
 import re
 import shutil
 import subprocess
+from importlib import resources
 
+import numpy as np
 import pytest
 
-from ulplab.export import GPU_BACKENDS, det_kernel, determinism, export_source
+from ulplab.export import GPU_BACKENDS, det_kernel, determinism, export_source, golden_hash, load
 from ulplab.export.trace import trace
 from ulplab.methods import all_methods
 
 DET = sorted(m.function for m in all_methods() if m.name == "det")
 NVCC = shutil.which("nvcc")
+GOLDEN = json.loads(resources.files("ulplab.kernels").joinpath("golden.json").read_text())
+HAVE_TRITON = importlib.util.find_spec("triton") is not None
+needs_triton = pytest.mark.skipif(not HAVE_TRITON,
+                                  reason="triton is not installed (pip install 'ulplab[gpu]')")
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc is not installed on this machine")
@@ -41,18 +51,102 @@ def test_cuda_source_spells_every_rounding():
     assert not re.search(r"v\d+ \* v\d+|v\d+ \+ v\d+", body)  # no bare float operators
 
 
-def test_gpu_backends_exist_and_are_skipped_with_a_reason(tmp_path):
+def test_gpu_backends_exist_and_are_skipped_with_a_reason(tmp_path, monkeypatch):
     torch = pytest.importorskip("torch")
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     if torch.cuda.is_available():
         pytest.skip("a GPU is present: the backends run instead of being skipped")
     res = determinism("exp", ("numpy", *GPU_BACKENDS), samples=1000)
     reasons = {s["backend"]: s["reason"] for s in res["skipped"]}
     assert set(reasons) == set(GPU_BACKENDS)
     assert "no CUDA GPU" in reasons["torch-cuda"] and "no CUDA GPU" in reasons["cuda"]
-    assert "no Triton export" in reasons["triton"]
+    if HAVE_TRITON:
+        assert "TRITON_INTERPRET=1" in reasons["triton"]
+    else:
+        assert "triton is not installed" in reasons["triton"]
     from ulplab.cli.main import main
 
     out = tmp_path / "d.json"
     assert main(["determinism", "exp", "--backends", "numpy,torch-cuda,triton,cuda",
                  "--samples", "1000", "--json", str(out)]) == 0
     assert {s["backend"] for s in json.loads(out.read_text())["skipped"]} == set(GPU_BACKENDS)
+
+
+@needs_triton
+@pytest.mark.parametrize("func", DET)
+def test_triton_interpreter_gives_the_golden_bits(func, monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    assert golden_hash(func, load(func, "triton")) == GOLDEN[func]
+
+
+@needs_triton
+def test_triton_backend_in_determinism_and_odd_lengths(monkeypatch):
+    """Blocks that end inside the array (the launcher's mask), a block size that is not the
+    default, and the determinism row of the interpreted backend."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    fn = load("sigmoid", "triton")
+    xs = np.random.default_rng(5).integers(0, 2**32, 1001, dtype=np.uint64).astype(
+        np.uint32).view(np.float32)
+    want = det_kernel("sigmoid")(xs).view(np.uint32)
+    for n in (1, 7, 1001):
+        assert np.array_equal(fn(xs[:n]).view(np.uint32), want[:n])
+    import torch
+
+    from ulplab.export import _python_module
+
+    module = _python_module("sigmoid", "triton", "_interpreted")
+    with np.errstate(all="ignore"):
+        out = module.kernel(torch.from_numpy(xs.reshape(7, 143)), block=128)
+    assert out.shape == (7, 143) and np.array_equal(out.numpy().ravel().view(np.uint32), want)
+    res = determinism("exp", ("numpy", "triton"), samples=2000)
+    assert not res["skipped"] and [r["mismatches"] for r in res["backends"]] == [0, 0]
+
+
+def _ptx(func: str, fusion: bool) -> str:
+    """The Triton export of ``func`` compiled for sm_80 (one element per thread)."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    from ulplab.export import _python_module
+
+    fn = getattr(_python_module(func, "triton"), f"ulplab_{func}_kernel")
+    src = triton.compiler.ASTSource(fn=fn, signature={"x_ptr": "*fp32", "y_ptr": "*fp32",
+                                                      "tab_ptr": "*i32", "n": "i32",
+                                                      "BLOCK": "constexpr"},
+                                    constexprs={"BLOCK": 32})
+    compiled = triton.compile(src, target=GPUTarget("cuda", 80, 32),
+                              options={"enable_fp_fusion": fusion, "num_warps": 1})
+    assert compiled.asm["cubin"]  # ptxas accepted it
+    return compiled.asm["ptx"]
+
+
+FUSED = r"\bfma\.rn\.f32\b|\bmad\.f32\b|\bmad\.rn\.f32\b"
+
+
+@needs_triton
+@pytest.mark.parametrize("func", DET)
+def test_triton_export_compiles_for_sm80_and_fuses_nothing(func, monkeypatch):
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    text = _ptx(func, fusion=False)
+    explicit = sum(n.op == "fma" for n in trace(det_kernel(func)).nodes)
+    assert len(re.findall(FUSED, text)) <= explicit  # LLVM may merge two equal FMAs
+    assert ".ftz" not in text and "approx" not in text  # subnormals kept, IEEE div and sqrt
+    assert "div.full" not in text
+
+
+@needs_triton
+def test_triton_fp_fusion_flag_is_load_bearing(monkeypatch):
+    """With Triton's default (enable_fp_fusion=True) LLVM contracts products and sums into more
+    FMAs than the kernel has: the launcher's enable_fp_fusion=False is what keeps the bits."""
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    explicit = sum(n.op == "fma" for n in trace(det_kernel("exp")).nodes)
+    assert len(re.findall(FUSED, _ptx("exp", fusion=False))) == explicit
+    assert len(re.findall(FUSED, _ptx("exp", fusion=True))) > explicit
+
+
+def test_triton_source_spells_every_rounding():
+    src = export_source("rsqrt", "triton")
+    body = src[src.index("def ulplab_rsqrt_kernel"):]
+    assert "tl.math.div_rn(" in body and "tl.sqrt_rn(" in body and "tl.fma(" in body
+    assert "enable_fp_fusion=False" in src
+    assert not re.search(r"v\d+ / |tl\.sqrt\(", body)  # no approximate division or sqrt

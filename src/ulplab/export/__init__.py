@@ -28,10 +28,11 @@ from ulplab import __version__
 from ulplab.errors import unknown_choice
 from ulplab.export.emit_c import emit_c
 from ulplab.export.emit_py import emit_python
+from ulplab.export.emit_triton import emit_triton
 from ulplab.export.trace import trace
 from ulplab.formats import EXHAUSTIVE_FORMATS, get_format
 
-LANGS = ("c", "numpy", "torch", "jax", "cuda")
+LANGS = ("c", "numpy", "torch", "jax", "cuda", "triton")
 DEFAULT_BACKENDS = ("numpy", "torch", "jax", "c")
 C_VARIANT_BACKENDS = ("c-avx512", "c-avx2", "c-portable", "c-O0")
 GPU_BACKENDS = ("torch-cuda", "cuda", "triton")
@@ -77,6 +78,16 @@ def header(func: str, lang: str) -> str:
                   "float *y, long n); one thread per element.",
                   "Status: compiled with nvcc here (nvcc -ptx); not yet run on a GPU by ulplab's "
                   "tests."]
+    elif lang == "triton":
+        lines += ["Run with: kernel(x) on a float32 CUDA tensor; on a CPU tensor under "
+                  "TRITON_INTERPRET=1 (Triton's",
+                  "interpreter). Launched with enable_fp_fusion=False (no contraction into FMA; "
+                  "tl.fma where the",
+                  "kernel says FMA; division and sqrt as div_rn / sqrt_rn).",
+                  f"Entry point: ulplab_{func}_kernel (the @triton.jit function), "
+                  "kernel(x, block=None) -> float32 tensor.",
+                  "Status: gives the golden bits under TRITON_INTERPRET=1 on the CPU (ulplab's "
+                  "tests); not yet run on a GPU."]
     else:
         lines.append("Entry point: kernel(x) -> float32 array/tensor.")
     return "\n".join(lines)
@@ -88,6 +99,8 @@ def export_source(func: str, lang: str) -> str:
     graph = trace(det_kernel(func))
     if lang in ("c", "cuda"):
         return emit_c(graph, f"ulplab_{func}", header(func, lang), dialect=lang)
+    if lang == "triton":
+        return emit_triton(graph, f"ulplab_{func}", header(func, lang))
     return emit_python(graph, lang, header(func, lang))
 
 
@@ -102,9 +115,10 @@ def _build_dir() -> Path:
     return _BUILD_DIR[0]
 
 
-def _python_module(func: str, lang: str) -> Any:
-    """The NumPy/PyTorch/JAX export of ``func`` imported as a module (its ``kernel``)."""
-    name = f"ulplab_export_{func}_{lang}"
+def _python_module(func: str, lang: str, variant: str = "") -> Any:
+    """The NumPy/PyTorch/JAX/Triton export of ``func`` imported as a module (its ``kernel``);
+    ``variant`` keeps apart modules imported in different modes (Triton's interpreter)."""
+    name = f"ulplab_export_{func}_{lang}{variant}"
     if name in sys.modules:
         return sys.modules[name]
     path = _build_dir() / f"{name}.py"
@@ -168,13 +182,44 @@ torch::Tensor run(torch::Tensor x) {
 """
 
 
+def triton_interpreting() -> bool:
+    """Whether Triton runs its interpreter (``TRITON_INTERPRET=1``, read as Triton reads it)."""
+    from triton import knobs
+
+    return bool(knobs.runtime.interpret)
+
+
+def _load_triton(func: str) -> Kernel:
+    """The Triton export: on the CUDA GPU when there is one and TRITON_INTERPRET is not set;
+    in Triton's interpreter on CPU tensors when TRITON_INTERPRET=1 (NumPy runs each block's
+    operations: the golden bits, at interpreter speed). Without either: skipped, with why."""
+    try:
+        import torch
+        import triton  # noqa: F401
+    except ImportError as exc:
+        raise RuntimeError(f"{exc.name} is not installed: no Triton backend "
+                           "(pip install 'ulplab[gpu]')") from exc
+    interpret = triton_interpreting()
+    if not interpret and not torch.cuda.is_available():
+        raise RuntimeError("no CUDA GPU on this machine (torch.cuda.is_available() is False); "
+                           "TRITON_INTERPRET=1 runs the Triton kernel in Triton's interpreter")
+    module = _python_module(func, "triton", "_interpreted" if interpret else "")
+    device = "cpu" if interpret else "cuda"
+
+    def run_triton(x: np.ndarray) -> np.ndarray:
+        t = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32).copy()).to(device)
+        with np.errstate(all="ignore"):  # the interpreter's NumPy sees inf * 0 and the like
+            return module.kernel(t).cpu().numpy()
+
+    return run_triton
+
+
 def _load_gpu(func: str, backend: str) -> Kernel:
     """torch-cuda: the PyTorch export on a CUDA tensor; cuda: the CUDA C export built with nvcc
     (through torch.utils.cpp_extension) and launched one thread per element (neither has run
-    on a GPU in ulplab's tests: none was available); triton: skipped, there is no emitter."""
+    on a GPU in ulplab's tests: none was available); triton: ``_load_triton``."""
     if backend == "triton":
-        raise RuntimeError("ulplab has no Triton export (no Triton emitter; triton was not "
-                           "installed where ulplab's exporters were written)")
+        return _load_triton(func)
     _cuda_device_or_reason()
     import torch
 
