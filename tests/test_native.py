@@ -78,3 +78,17 @@ def test_the_build_is_cached_by_source_hash(tmp_path, monkeypatch):
 def test_unknown_variant_is_a_usage_error():
     with pytest.raises(UsageError, match="unknown build variant 'sse9'"):
         native.build("exp", "sse9")
+
+
+def test_det_methods_run_compiled_with_the_numpy_bits():
+    """Calling a registered det method runs the compiled kernel (sweeps of det are fast); its
+    ``impl`` stays the NumPy kernel (traced, guarded, counted); the bits agree."""
+    from ulplab.det import float32_kernel
+    from ulplab.export import input_sets
+
+    xs = np.concatenate([v for k, v in input_sets(20_000).items()
+                         if k in ("special", "powers_of_two", "random_float32")])
+    for m in (m for m in all_methods() if m.name == "det"):
+        assert m.compiled is not None and float32_kernel(m.function).__name__.endswith("_native")
+        with np.errstate(all="ignore"):
+            assert np.array_equal(m(xs).view(np.uint32), m.impl(xs).view(np.uint32)), m.function

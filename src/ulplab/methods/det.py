@@ -6,12 +6,20 @@ small enough to enumerate (``EXHAUSTIVE_FORMATS``: bfloat16, float16 and every f
 format; measured, and re-measured by tests/test_methods.py). It holds because the kernels' float32
 round-to-odd keeps at least 2 bits beyond each of these formats, subnormals included
 (tests/test_formats.py checks that from the formats' metadata).
+
+Calling a det method runs its kernel compiled (``ulplab.det.float32_kernel``: the C export built
+once into the cache, or the NumPy kernel where there is no C compiler; the same bits, held to the
+golden hashes by tests/test_export.py and tests/test_native.py); ``method.impl`` is the NumPy
+kernel itself (what is traced for export, run under the float32 guard and counted).
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Callable
+
+import numpy as np
 
 import ulplab.kernels
 from ulplab.formats import EXHAUSTIVE_FORMATS
@@ -19,8 +27,23 @@ from ulplab.methods.registry import Claim, Method, register
 
 EXACT = {f: Claim(0, 0.0) for f in EXHAUSTIVE_FORMATS}
 
+
+
+def compiled(func: str) -> Callable[[np.ndarray], np.ndarray]:
+    """``func``'s det kernel compiled, built or loaded on the first call."""
+
+    def run(x: np.ndarray) -> np.ndarray:
+        from ulplab.det import float32_kernel
+
+        return float32_kernel(func)(x)
+
+    run.__name__ = f"{func}_det_compiled"
+    return run
+
+
 for _info in sorted(pkgutil.iter_modules(ulplab.kernels.__path__), key=lambda m: m.name):
     _mod = importlib.import_module(f"ulplab.kernels.{_info.name}")
     for _k in getattr(_mod, "KERNELS", ()):
         register(Method(_k["function"], "det", "deterministic", _k["idea"], _k["impl"],
-                        table_bytes=_k["table_bytes"], claims=EXACT))
+                        table_bytes=_k["table_bytes"], claims=EXACT,
+                        compiled=compiled(_k["function"])))
