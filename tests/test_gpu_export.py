@@ -150,3 +150,52 @@ def test_triton_source_spells_every_rounding():
     assert "tl.math.div_rn(" in body and "tl.sqrt_rn(" in body and "tl.fma(" in body
     assert "enable_fp_fusion=False" in src
     assert not re.search(r"v\d+ / |tl\.sqrt\(", body)  # no approximate division or sqrt
+
+
+def _rarely_used_ops(x):
+    """Operations the emitters support that no det kernel uses today (frexp, floor, ceil, trunc,
+    copysign, square, isinf, signbit, NaN-carrying minimum/maximum, int32 minimum and absolute,
+    uint32 -> float32) and the edges of those they do (rint ties, float -> int32 out of range,
+    shifts by 32 or more, ldexp over the whole exponent range), folded into one float32."""
+    u = x.view(np.uint32)
+    m, e = np.frexp(x)
+    r = np.rint(x * np.float32(0.5)) + np.floor(x) - np.ceil(x) + np.trunc(x)
+    r = np.copysign(r, np.float32(-1.0)) + np.square(m)
+    k = x.astype(np.int32)  # NaN and |x| >= 2^31: INT32_MIN
+    count = u & np.uint32(63)  # 0 .. 63: counts of 32 and more give 0 (or the sign)
+    shifted = ((u << count) ^ (u >> count)).astype(np.float32)
+    signed = (k >> count.astype(np.int32)).astype(np.float32)
+    scaled = np.ldexp(m, np.minimum(np.maximum(k, -300), 300) - e)
+    flags = (np.isinf(x).astype(np.int32) + np.signbit(x).astype(np.int32)
+             + np.abs(np.minimum(k, e))).astype(np.float32)
+    low = np.minimum(x, np.float32(1.5))
+    high = np.maximum(np.float32(np.nan), x)
+    return np.where(np.isnan(x), high, r + shifted * np.float32(2.0 ** -40) + signed + scaled
+                    + flags + low)
+
+
+@needs_triton
+def test_triton_emitter_on_rarely_used_ops(monkeypatch):
+    import torch
+
+    from ulplab.export import _build_dir
+    from ulplab.export.emit_triton import emit_triton
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    path = _build_dir() / "ulplab_rare_ops_triton.py"
+    path.write_text(emit_triton(trace(_rarely_used_ops), "rare", "test"))
+    spec = importlib.util.spec_from_file_location("ulplab_rare_ops_triton", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rng = np.random.default_rng(11)
+    edges = np.array([0.5, 1.5, 2.5, -0.5, -2.5, 2.0**31, -2.0**31, -2.0**31 - 256, 2.0**23 + 1,
+                      1e-45, -1e-45, 1e-40, 0.0, -0.0, np.inf, -np.inf, np.nan, 3e38, -3e38],
+                     np.float32)
+    xs = np.concatenate([edges, rng.integers(0, 2**32, 50_000, dtype=np.uint64).astype(
+        np.uint32).view(np.float32), rng.normal(0, 40, 50_000).astype(np.float32)])
+    with np.errstate(all="ignore"):
+        want = _rarely_used_ops(xs).view(np.uint32)
+        got = module.kernel(torch.from_numpy(xs)).numpy().view(np.uint32)
+    bad = np.flatnonzero(got != want)
+    assert bad.size == 0, [(hex(int(xs.view(np.uint32)[i])), hex(int(got[i])), hex(int(want[i])))
+                           for i in bad[:8]]

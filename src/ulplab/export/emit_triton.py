@@ -55,7 +55,7 @@ def _i32(v, like):
 
 
 @triton.jit
-def _isnan(a):
+def _isnan(a):  # 0x7F800000: +inf; above it, sign cleared: NaN
     return (_bits(a) & _u32(0x7FFFFFFF, a)) > _u32(0x7F800000, a)
 
 
@@ -101,7 +101,7 @@ def _max(a, b):
 
 @triton.jit
 def _rint(a):  # ties to even: |a| + 2^23 rounds to an integer, the subtraction is exact
-    big = _float(_u32(0x4B000000, a))
+    big = _float(_u32(0x4B000000, a))  # 2^23: from there on every float32 is an integer
     r = _copysign((_fabs(a) + big) - big, a)
     return tl.where(_fabs(a) < big, r, a)
 
@@ -113,6 +113,7 @@ def _trunc(a):
 
 @triton.jit
 def _f2i(f):  # in range: truncation; NaN and out of range: INT32_MIN (cvttps2dq's answer)
+    # 0xCF000001: -(2^31 + 256), the float32 below -2^31; 0x4F000000: 2^31
     ok = (f > _float(_u32(0xCF000001, f))) & (f < _float(_u32(0x4F000000, f)))
     return tl.where(ok, tl.where(ok, f, _float(_u32(0, f))).to(tl.int32), _i32(-2147483648, f))
 
@@ -127,12 +128,12 @@ def _ldexp(x, e):  # x 2^e rounded once, as ldexpf (the C export's steps)
     e = tl.where(e < _i32(-400, e), _i32(-400, e), tl.where(e > _i32(400, e), _i32(400, e), e))
     for _step in tl.static_range(2):
         up = e > _i32(127, e)
-        x = tl.where(up, x * _float(_u32(0x7F000000, x)), x)
+        x = tl.where(up, x * _float(_u32(0x7F000000, x)), x)  # 2^127
         e = tl.where(up, e - _i32(127, e), e)
     e = tl.where(e > _i32(127, e), _i32(127, e), e)
     for _step in tl.static_range(2):
         down = e < _i32(-126, e)
-        x = tl.where(down, x * _float(_u32(0x0C800000, x)), x)
+        x = tl.where(down, x * _float(_u32(0x0C800000, x)), x)  # 2^-102
         e = tl.where(down, e + _i32(102, e), e)
     e = tl.where(e < _i32(-126, e), _i32(-126, e), e)
     return x * _pow2(e)
@@ -141,7 +142,7 @@ def _ldexp(x, e):  # x 2^e rounded once, as ldexpf (the C export's steps)
 @triton.jit
 def _frexp_e(a):  # the exponent e of a = m 2^e, 1/2 <= |m| < 1; 0 for 0, inf, NaN
     sub = (_bits(a) & _u32(0x7F800000, a)) == _u32(0, a)
-    s = tl.where(sub, a * _float(_u32(0x4C000000, a)), a)  # subnormals scaled by 2^25
+    s = tl.where(sub, a * _float(_u32(0x4C000000, a)), a)  # 0x4C000000: 2^25, subnormals up
     e = ((_bits(s) >> _u32(23, a)) & _u32(0xFF, a)).to(tl.int32, bitcast=True)
     e = e - tl.where(sub, _i32(25, e), _i32(0, e)) - _i32(126, e)
     plain = (a == _float(_u32(0, a))) | ~_isfinite(a)
@@ -151,8 +152,8 @@ def _frexp_e(a):  # the exponent e of a = m 2^e, 1/2 <= |m| < 1; 0 for 0, inf, N
 @triton.jit
 def _frexp_m(a):
     sub = (_bits(a) & _u32(0x7F800000, a)) == _u32(0, a)
-    s = tl.where(sub, a * _float(_u32(0x4C000000, a)), a)
-    m = _float((_bits(s) & _u32(0x807FFFFF, a)) | _u32(0x3F000000, a))
+    s = tl.where(sub, a * _float(_u32(0x4C000000, a)), a)  # 2^25
+    m = _float((_bits(s) & _u32(0x807FFFFF, a)) | _u32(0x3F000000, a))  # sign, fraction; 2^-1
     plain = (a == _float(_u32(0, a))) | ~_isfinite(a)
     return tl.where(plain, a, m)
 '''
