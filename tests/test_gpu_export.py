@@ -156,22 +156,25 @@ def _rarely_used_ops(x):
     """Operations the emitters support that no det kernel uses today (frexp, floor, ceil, trunc,
     copysign, square, isinf, signbit, NaN-carrying minimum/maximum, int32 minimum and absolute,
     uint32 -> float32) and the edges of those they do (rint ties, float -> int32 out of range,
-    shifts by 32 or more, ldexp over the whole exponent range), folded into one float32."""
+    shifts by 32 or more, ldexp over the whole exponent range), each part's bits xor-ed into the
+    result (NaN parts as 1.0, so that no NaN payload is compared)."""
     u = x.view(np.uint32)
     m, e = np.frexp(x)
-    r = np.rint(x * np.float32(0.5)) + np.floor(x) - np.ceil(x) + np.trunc(x)
-    r = np.copysign(r, np.float32(-1.0)) + np.square(m)
     k = x.astype(np.int32)  # NaN and |x| >= 2^31: INT32_MIN
     count = u & np.uint32(63)  # 0 .. 63: counts of 32 and more give 0 (or the sign)
-    shifted = ((u << count) ^ (u >> count)).astype(np.float32)
-    signed = (k >> count.astype(np.int32)).astype(np.float32)
-    scaled = np.ldexp(m, np.minimum(np.maximum(k, -300), 300) - e)
-    flags = (np.isinf(x).astype(np.int32) + np.signbit(x).astype(np.int32)
-             + np.abs(np.minimum(k, e))).astype(np.float32)
-    low = np.minimum(x, np.float32(1.5))
-    high = np.maximum(np.float32(np.nan), x)
-    return np.where(np.isnan(x), high, r + shifted * np.float32(2.0 ** -40) + signed + scaled
-                    + flags + low)
+    floats = [np.rint(x * np.float32(0.5)), np.floor(x), np.ceil(x), np.trunc(x),
+              np.copysign(m, np.float32(-1.0)), np.square(m), (u >> np.uint32(3)).astype(
+                  np.float32), np.ldexp(m, np.minimum(np.maximum(k, -300), 300) - e),
+              np.minimum(x, np.float32(1.5)), np.maximum(np.float32(np.nan), x)]
+    ints = [(u << count) ^ (u >> count), (k >> count.astype(np.int32)).view(np.uint32),
+            np.abs(np.minimum(k, e)).view(np.uint32),
+            (np.isinf(x).astype(np.int32) + np.signbit(x).astype(np.int32)).view(np.uint32)]
+    out = np.zeros_like(u)
+    for part in floats:
+        out = out ^ np.where(np.isnan(part), np.float32(1.0), part).view(np.uint32)
+    for step, part in enumerate(ints):
+        out = out ^ ((part << np.uint32(step + 1)) | (part >> np.uint32(31 - step)))
+    return (out & np.uint32(0xFF7FFFFF)).view(np.float32)  # never a NaN or an infinity
 
 
 @needs_triton
