@@ -15,9 +15,9 @@ kernel itself (what is traced for export, run under the float32 guard and counte
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
-from collections.abc import Callable
 
 import numpy as np
 
@@ -28,17 +28,11 @@ from ulplab.methods.registry import Claim, Method, register
 EXACT = {f: Claim(0, 0.0) for f in EXHAUSTIVE_FORMATS}
 
 
+def run_compiled(func: str, x: np.ndarray) -> np.ndarray:
+    """``func``'s det kernel compiled (built or loaded on the first call) applied to ``x``."""
+    from ulplab.det import float32_kernel
 
-def compiled(func: str) -> Callable[[np.ndarray], np.ndarray]:
-    """``func``'s det kernel compiled, built or loaded on the first call."""
-
-    def run(x: np.ndarray) -> np.ndarray:
-        from ulplab.det import float32_kernel
-
-        return float32_kernel(func)(x)
-
-    run.__name__ = f"{func}_det_compiled"
-    return run
+    return float32_kernel(func)(x)
 
 
 for _info in sorted(pkgutil.iter_modules(ulplab.kernels.__path__), key=lambda m: m.name):
@@ -46,4 +40,4 @@ for _info in sorted(pkgutil.iter_modules(ulplab.kernels.__path__), key=lambda m:
     for _k in getattr(_mod, "KERNELS", ()):
         register(Method(_k["function"], "det", "deterministic", _k["idea"], _k["impl"],
                         table_bytes=_k["table_bytes"], claims=EXACT,
-                        compiled=compiled(_k["function"])))
+                        compiled=functools.partial(run_compiled, _k["function"])))
