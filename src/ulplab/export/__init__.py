@@ -1,10 +1,12 @@
 """Export of the deterministic kernels, and the check that every backend gives the same bits.
 
 ``export_source(func, lang)`` traces the ``det`` kernel of ``func`` (``trace``) and writes it as
-self-contained C, NumPy, PyTorch or JAX source; ``load(func, backend)`` builds that source (C with
-the system compiler, ``-O3 -ffp-contract=off``, cached: ``ulplab.export.native``) and returns a
-float32 -> float32 callable (backend ``c``: the best build this CPU runs; ``c-avx512``,
-``c-avx2``, ``c-portable``, ``c-O0``: one build variant each);
+self-contained C, CUDA C, Triton, NumPy, PyTorch or JAX source; ``load(func, backend)`` builds
+that source (C with the system compiler, ``-O3 -ffp-contract=off``, cached:
+``ulplab.export.native``) and returns a float32 -> float32 callable (backend ``c``: the best build
+this CPU runs; ``c-avx512``, ``c-avx2``, ``c-portable``, ``c-O0``: one build variant each;
+``torch-cuda``, ``cuda``: on a CUDA GPU; ``triton``: on a CUDA GPU, or in Triton's interpreter on
+the CPU when ``TRITON_INTERPRET=1``);
 ``determinism(func, backends)`` runs every backend on the fixed input sets and counts the results
 whose bits differ from ulplab's own NumPy kernel.
 """
