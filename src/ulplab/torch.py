@@ -9,17 +9,25 @@ Modules, drop-in replacements with autograd: ``GELU(approximate="none"|"tanh")``
 ``Softplus`` (beta=1, threshold=20 as torch's default: the det kernel is the exact softplus at
 every input), ``Tanh``, ``Sigmoid``.
 
-The derivatives are computed in float32 from the det kernels' results by the float32 operations
-written in ``_DERIVATIVES`` (each rounded to nearest-even, no FMA, in this order): deterministic,
-bit-identical in eager and compiled mode, but not claimed correctly rounded (the det results they
-use are float32 rounded to odd, within 1 ulp; forms that cancel near saturation are avoided).
-softplus' = det sigmoid(x); sigmoid' = s * (1 - s) with s = det sigmoid(-|x|); silu' = det
-sigmoid(x) * (1 + x * det sigmoid(-x)); tanh' = 4e / ((1 + e) * (1 + e)), e = det exp(-2|x|);
-gelu' = Phi + x * phi with Phi = 0.5 * (1 + det erf(x * 2^-1/2)) and phi = det exp(-(0.5 * x *
-x)) * (2 pi)^-1/2; gelu_tanh' = sp + x * ((2 * sp * sn) * du) with sp, sn = det sigmoid(+-2u),
-u = c (x + a x^3), du = c (1 + 3a x^2). At x = +-inf every derivative is its limit (1 or 0).
-The incoming gradient is multiplied in float32 and the product rounded once to its dtype.
-(Dedicated det derivative kernels, when ulplab ships them, replace the gelu and tanh formulas.)
+Backward of ``GELU()`` (exact) and ``Tanh``: the det derivative kernels ``gelu_grad`` and
+``tanh_grad`` (``ulplab.kernels``). What is correctly rounded: f'(x) itself, the kernel's float32
+round-to-odd, rounded to bfloat16 or float16 is the correctly rounded f'(x) on every bfloat16 and
+float16 input (the kernels' exhaustive 0-ULP claim; tests/test_torch_ops.py holds the modules'
+backward to it on all 65,536 inputs of each). dx = grad * f'(x) is one float32 multiplication
+(nearest-even) of the float32 grad and that f'(x), rounded once more to grad's dtype: with
+grad = ±1, dx is the correctly rounded ±f'(x); for other grads in a narrow dtype the product is
+rounded twice (to float32, then to the dtype), as torch's own backward rounds it.
+At x = -inf gelu_grad gives -0 (the limit, approached from below), at x = ±inf tanh_grad +0.
+
+The other derivatives are computed in float32 from the det kernels' results by the float32
+operations written in ``_DERIVATIVES`` (each rounded to nearest-even, no FMA, in this order):
+deterministic, bit-identical in eager and compiled mode, but not claimed correctly rounded (the
+det results they use are float32 rounded to odd, within 1 ulp; forms that cancel near saturation
+are avoided). softplus' = det sigmoid(x); sigmoid' = s * (1 - s) with s = det sigmoid(-|x|);
+silu' = det sigmoid(x) * (1 + x * det sigmoid(-x)); gelu_tanh' = sp + x * ((2 * sp * sn) * du)
+with sp, sn = det sigmoid(+-2u), u = c (x + a x^3), du = c (1 + 3a x^2). At x = +-inf each is
+its limit (1 or 0). The incoming gradient is multiplied in float32 and the product rounded once
+to its dtype.
 """
 
 from collections.abc import Callable
@@ -32,9 +40,7 @@ from ulplab.errors import UsageError
 from ulplab.kit.ops import f32hex
 
 F32 = np.float32
-ONE, HALF = F32(1.0), F32(0.5)
-RSQRT2 = f32hex("0x1.6a09e6p-1")  # 1/sqrt(2) rounded to float32
-RSQRT_2PI = f32hex("0x1.988454p-2")  # 1/sqrt(2 pi) rounded to float32
+ONE = F32(1.0)
 SQRT_2_OVER_PI = f32hex("0x1.988454p-1")  # sqrt(2/pi), the tanh form's constant
 GELU_TANH_A = f32hex("0x1.6e4e26p-5")  # 0.044715 rounded to float32
 GELU_TANH_3A = f32hex("0x1.12ba9ep-3")  # 3 * 0.044715 rounded to float32
@@ -58,14 +64,11 @@ def _d_softplus(x: np.ndarray) -> np.ndarray:
 
 
 def _d_tanh(x: np.ndarray) -> np.ndarray:
-    e = _k("exp", F32(-2.0) * np.abs(x))  # 1 - tanh^2 = 4 e / (1 + e)^2, e = exp(-2|x|)
-    return F32(4.0) * e / ((ONE + e) * (ONE + e))
+    return _k("tanh_grad", x)  # the det kernel: +0 at ±inf
 
 
 def _d_gelu(x: np.ndarray) -> np.ndarray:
-    big_phi = HALF * (ONE + _k("erf", x * RSQRT2))
-    phi = _k("exp", -(HALF * x * x)) * RSQRT_2PI
-    return big_phi + x * phi
+    return _k("gelu_grad", x)  # the det kernel: 1 at +inf, -0 at -inf
 
 
 def _d_gelu_tanh(x: np.ndarray) -> np.ndarray:
@@ -81,17 +84,19 @@ _DERIVATIVES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "gelu": _d_gelu, "gelu_tanh": _d_gelu_tanh, "silu": _d_silu, "softplus": _d_softplus,
     "tanh": _d_tanh, "sigmoid": _d_sigmoid,
 }
-_LIMIT_AT_INF = {"gelu", "gelu_tanh", "silu", "softplus"}  # 1 at +inf, 0 at -inf
+_LIMIT_AT_INF = {"gelu_tanh", "silu", "softplus"}  # 1 at +inf, 0 at -inf
+_ZERO_AT_INF = {"sigmoid"}  # (gelu and tanh: their kernels' values)
 
 
 def derivative(func: str, x: np.ndarray) -> np.ndarray:
-    """The float32 derivative of ``func`` at float32 ``x`` (the documented formula)."""
+    """The float32 derivative of ``func`` at float32 ``x`` (the det derivative kernel for gelu
+    and tanh, else the documented formula)."""
     x = np.ascontiguousarray(x, dtype=np.float32)
     with np.errstate(all="ignore"):
         d = _DERIVATIVES[func](x)
         if func in _LIMIT_AT_INF:
             d = np.where(np.isinf(x), (x > 0).astype(np.float32), d)
-        elif func in ("tanh", "sigmoid"):
+        elif func in _ZERO_AT_INF:
             d = np.where(np.isinf(x), F32(0.0), d)
     return d
 

@@ -725,9 +725,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_study_parser(sub)
     add_report_parser(sub)
 
-    ex = sub.add_parser("export", help="write a det kernel as C, NumPy, PyTorch or JAX source")
+    ex = sub.add_parser("export", help="write a det kernel as C, CUDA, Triton, NumPy, PyTorch "
+                        "or JAX source")
     ex.add_argument("func", help=fn_help)
-    ex.add_argument("--lang", required=True, help="c, numpy, torch, jax or cuda")
+    ex.add_argument("--lang", required=True, help="c, numpy, torch, jax, cuda or triton")
     ex.add_argument("-o", "--output", help="output path (default: standard output)")
     ex.add_argument("--rounding", default="odd",
                     help="odd (default: what narrower formats round from) or float32 (the "
@@ -755,7 +756,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     de = sub.add_parser("determinism", help="bits of the exported kernels on every backend")
     de.add_argument("func", help=fn_help)
-    de.add_argument("--backends", default="numpy,torch,jax,c")
+    de.add_argument("--backends", default="numpy,torch,jax,c",
+                    help="comma-separated (GPU: torch-cuda, cuda, triton; triton runs on the "
+                    "CPU in Triton's interpreter when TRITON_INTERPRET=1)")
     de.add_argument("--samples", type=_whole(1, MAX_MEMORY_SAMPLES), default=10_000_000,
                     help="random float32 inputs besides the fixed sets (default 10^7)")
     de.add_argument("--rounding", default="odd", help="odd (default) or float32")

@@ -1,10 +1,12 @@
 """Export of the deterministic kernels, and the check that every backend gives the same bits.
 
 ``export_source(func, lang)`` traces the ``det`` kernel of ``func`` (``trace``) and writes it as
-self-contained C, NumPy, PyTorch or JAX source; ``load(func, backend)`` builds that source (C with
-the system compiler, ``-O3 -ffp-contract=off``, cached: ``ulplab.export.native``) and returns a
-float32 -> float32 callable (backend ``c``: the best build this CPU runs; ``c-avx512``,
-``c-avx2``, ``c-portable``, ``c-O0``: one build variant each);
+self-contained C, CUDA C, Triton, NumPy, PyTorch or JAX source; ``load(func, backend)`` builds
+that source (C with the system compiler, ``-O3 -ffp-contract=off``, cached:
+``ulplab.export.native``) and returns a float32 -> float32 callable (backend ``c``: the best build
+this CPU runs; ``c-avx512``, ``c-avx2``, ``c-portable``, ``c-O0``: one build variant each;
+``torch-cuda``, ``cuda``: on a CUDA GPU; ``triton``: on a CUDA GPU, or in Triton's interpreter on
+the CPU when ``TRITON_INTERPRET=1``);
 ``determinism(func, backends)`` runs every backend on the fixed input sets and counts the results
 whose bits differ from ulplab's own NumPy kernel.
 """
@@ -28,10 +30,11 @@ from ulplab import __version__
 from ulplab.errors import unknown_choice
 from ulplab.export.emit_c import emit_c
 from ulplab.export.emit_py import emit_python
+from ulplab.export.emit_triton import emit_triton
 from ulplab.export.trace import trace
 from ulplab.formats import EXHAUSTIVE_FORMATS, get_format
 
-LANGS = ("c", "numpy", "torch", "jax", "cuda")
+LANGS = ("c", "numpy", "torch", "jax", "cuda", "triton")
 DEFAULT_BACKENDS = ("numpy", "torch", "jax", "c")
 C_VARIANT_BACKENDS = ("c-avx512", "c-avx2", "c-portable", "c-O0")
 GPU_BACKENDS = ("torch-cuda", "cuda", "triton")
@@ -128,6 +131,16 @@ def header(func: str, lang: str, rounding: str = "odd") -> str:
                   "float *y, long n); one thread per element.",
                   "Status: compiled with nvcc here (nvcc -ptx); not yet run on a GPU by ulplab's "
                   "tests."]
+    elif lang == "triton":
+        lines += ["Run with: kernel(x) on a float32 CUDA tensor; on a CPU tensor under "
+                  "TRITON_INTERPRET=1 (Triton's",
+                  "interpreter). Launched with enable_fp_fusion=False (no contraction into FMA; "
+                  "tl.fma where the",
+                  "kernel says FMA; division and sqrt as div_rn / sqrt_rn).",
+                  f"Entry point: ulplab_{func}_kernel (the @triton.jit function), "
+                  "kernel(x, block=None) -> float32 tensor.",
+                  "Status: gives the golden bits under TRITON_INTERPRET=1 on the CPU (ulplab's "
+                  "tests); not yet run on a GPU."]
     else:
         lines.append("Entry point: kernel(x) -> float32 array/tensor.")
     return "\n".join(lines)
@@ -140,6 +153,8 @@ def export_source(func: str, lang: str, rounding: str = "odd") -> str:
     head = header(func, lang, rounding)
     if lang in ("c", "cuda"):
         return emit_c(graph, c_name(func, rounding), head, dialect=lang)
+    if lang == "triton":
+        return emit_triton(graph, c_name(func, rounding), head)
     return emit_python(graph, lang, head)
 
 
@@ -154,9 +169,11 @@ def _build_dir() -> Path:
     return _BUILD_DIR[0]
 
 
-def _python_module(func: str, lang: str, rounding: str = "odd") -> Any:
-    """The NumPy/PyTorch/JAX export of ``func`` imported as a module (its ``kernel``)."""
-    name = f"ulplab_export_{func}_{lang}" + ("" if rounding == "odd" else f"_{rounding}")
+def _python_module(func: str, lang: str, rounding: str = "odd", variant: str = "") -> Any:
+    """The NumPy/PyTorch/JAX/Triton export of ``func`` imported as a module (its ``kernel``);
+    ``variant`` keeps apart modules imported in different modes (Triton's interpreter)."""
+    name = (f"ulplab_export_{func}_{lang}" + ("" if rounding == "odd" else f"_{rounding}")
+            + variant)
     if name in sys.modules:
         return sys.modules[name]
     path = _build_dir() / f"{name}.py"
@@ -221,13 +238,44 @@ torch::Tensor run(torch::Tensor x) {
 """
 
 
+def triton_interpreting() -> bool:
+    """Whether Triton runs its interpreter (``TRITON_INTERPRET=1``, read as Triton reads it)."""
+    from triton import knobs
+
+    return bool(knobs.runtime.interpret)
+
+
+def _load_triton(func: str, rounding: str = "odd") -> Kernel:
+    """The Triton export: on the CUDA GPU when there is one and TRITON_INTERPRET is not set;
+    in Triton's interpreter on CPU tensors when TRITON_INTERPRET=1 (NumPy runs each block's
+    operations: the golden bits, at interpreter speed). Without either: skipped, with why."""
+    try:
+        import torch
+        import triton  # noqa: F401
+    except ImportError as exc:
+        raise RuntimeError(f"{exc.name} is not installed: no Triton backend "
+                           "(pip install 'ulplab[gpu]')") from exc
+    interpret = triton_interpreting()
+    if not interpret and not torch.cuda.is_available():
+        raise RuntimeError("no CUDA GPU on this machine (torch.cuda.is_available() is False); "
+                           "TRITON_INTERPRET=1 runs the Triton kernel in Triton's interpreter")
+    module = _python_module(func, "triton", rounding, "_interpreted" if interpret else "")
+    device = "cpu" if interpret else "cuda"
+
+    def run_triton(x: np.ndarray) -> np.ndarray:
+        t = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32).copy()).to(device)
+        with np.errstate(all="ignore"):  # the interpreter's NumPy sees inf * 0 and the like
+            return module.kernel(t).cpu().numpy()
+
+    return run_triton
+
+
 def _load_gpu(func: str, backend: str, rounding: str = "odd") -> Kernel:
     """torch-cuda: the PyTorch export on a CUDA tensor; cuda: the CUDA C export built with nvcc
     (through torch.utils.cpp_extension) and launched one thread per element (neither has run
-    on a GPU in ulplab's tests: none was available); triton: skipped, there is no emitter."""
+    on a GPU in ulplab's tests: none was available); triton: ``_load_triton``."""
     if backend == "triton":
-        raise RuntimeError("ulplab has no Triton export (no Triton emitter; triton was not "
-                           "installed where ulplab's exporters were written)")
+        return _load_triton(func, rounding)
     _cuda_device_or_reason()
     import torch
 

@@ -13,12 +13,20 @@ same double-float result plus the exception table found over all 2^32 inputs,
 to sweep over float32 (``ulplab analyze FUNC --format float32 --method det-float32``); rounded
 again to a narrower format it would round twice, so it claims nothing there: its float32 claim is
 checked by tests/test_kernels_float32.py and the exhaustive float32 sweeps.
+
+Calling a det method runs its kernel compiled (``ulplab.det.float32_kernel``: the C export built
+once into the cache, or the NumPy kernel where there is no C compiler; the same bits, held to the
+golden hashes by tests/test_export.py and tests/test_native.py); ``method.impl`` is the NumPy
+kernel itself (what is traced for export, run under the float32 guard and counted).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
+
+import numpy as np
 
 import ulplab.kernels
 from ulplab.formats import EXHAUSTIVE_FORMATS
@@ -27,11 +35,20 @@ from ulplab.methods.registry import Claim, Method, register
 
 EXACT = {f: Claim(0, 0.0) for f in EXHAUSTIVE_FORMATS}
 
+
+def run_compiled(func: str, x: np.ndarray, rounding: str = "odd") -> np.ndarray:
+    """``func``'s det kernel compiled (built or loaded on the first call) applied to ``x``."""
+    from ulplab.det import float32_kernel
+
+    return float32_kernel(func, rounding)(x)
+
+
 for _info in sorted(pkgutil.iter_modules(ulplab.kernels.__path__), key=lambda m: m.name):
     _mod = importlib.import_module(f"ulplab.kernels.{_info.name}")
     for _k in getattr(_mod, "KERNELS", ()):
         register(Method(_k["function"], "det", "deterministic", _k["idea"], _k["impl"],
-                        table_bytes=_k["table_bytes"], claims=EXACT))
+                        table_bytes=_k["table_bytes"], claims=EXACT,
+                        compiled=functools.partial(run_compiled, _k["function"])))
         _table = exceptions.table(_k["function"])
         if _table is not None:
             register(Method(_k["function"], "det-float32", "deterministic",
@@ -39,4 +56,5 @@ for _info in sorted(pkgutil.iter_modules(ulplab.kernels.__path__), key=lambda m:
                             f"exceptions of 2^32", exceptions.correctly_rounded(
                                 _k["function"], _k["impl"]),
                             table_bytes=_k["table_bytes"] + 8 * _table.slot_keys.size,
-                            claims={}))
+                            claims={}, compiled=functools.partial(run_compiled, _k["function"],
+                                                                  rounding="float32")))
