@@ -273,7 +273,7 @@ def test_double_float_before_the_rounding_against_mpmath(name, monkeypatch):
         return core.round_to_odd(hi, low) if m is None else core.round_to_odd_scaled(hi, low, m)
 
     mod = {"rsqrt": krsqrt, "log1p": klog1p, "expm1": kexpm1, "tan": ktan}[name]
-    monkeypatch.setattr(mod, "round_to_odd_scaled" if name == "expm1" else "round_to_odd",
+    monkeypatch.setattr(mod, "round_result_scaled" if name == "expm1" else "round_result",
                         record)
     if name == "rsqrt":
         seen["hlm"] = (*krsqrt.rsqrt_parts(xs), None)

@@ -40,6 +40,9 @@ The bound of each function, in units of u = 2^-53 relative to |delta| unless sai
     softplus   x + log1p(e^-x) (x>0); log1p(e^x)                      2L + 4
     tanh_grad  |x|<1/2: 1 - tanh^2; else 4t/(1+t)^2, t = e^-2|x|      2L + 8
     gelu_tanh  |x|<=1: x/2 + x tanh(u)/2; else x - x/(1+e^2u) ...    (L + 8)(1 + 2|u|)
+    log1p      |x|<2^-12: x - x^2/2 + x^3/3 (truncation x^2 rel); log1p  L (+ truncation)
+    rsqrt      1/sqrt(x) (two correctly rounded operations)           2
+    tan        |x|<2^-12: x + x^3/3 (truncation 2x^2/5 rel); tan(x)   L (+ truncation)
     gelu, gelu_grad, erf, erfc: Phi / erf from the positive series T(s) = sum s^n/(2n+1)!!
                (|x|<=3, s <= 9) and the Mills-ratio continued fraction (beyond): 3N + L + 8
                (N = 44 terms), truncation 2^-58 (series) / 2^-56 (fraction, 60 levels)
@@ -291,6 +294,33 @@ def _odd_small(f: Form, x: np.ndarray, m: Rows, c: float, trunc: float) -> None:
     _put(f, m, xm, d, 4.0, -_sgn(xm), np.abs(d) * trunc * xm * xm + _ABS)
 
 
+def _log1p(x: np.ndarray) -> Form:
+    f = _form(x.size)
+    tiny, m = _split(np.abs(x) < 2.0**-12)
+    xt = x[tiny]
+    d = xt * xt * (xt / 3.0 - 0.5)  # -x^2/2 + x^3/3 < 0; the next term x^4/4 is x^2/2 of it
+    _put(f, tiny, xt, d, 4.0, -1, np.abs(d) * xt * xt + _ABS)
+    _put(f, m, 0.0, np.log1p(x[m]), LIBM_ULPS, _sgn(x[m]))
+    return f
+
+
+def _rsqrt(x: np.ndarray) -> Form:
+    f = _form(x.size)
+    _put(f, slice(None), 0.0, 1.0 / np.sqrt(x), 2.0, 1)
+    return f
+
+
+def _tan(x: np.ndarray) -> Form:
+    f = _form(x.size)
+    ax = np.abs(x)
+    tiny, m = _split(ax < 2.0**-12)
+    xt = x[tiny]
+    d = xt * xt * xt / 3.0  # tan x = x + x^3/3 + 2x^5/15 + ...: relative truncation < 2x^2/5
+    _put(f, tiny, xt, d, 4.0, _sgn(xt), np.abs(d) * 0.4 * xt * xt + _ABS)
+    _put(f, m, 0.0, np.tan(x[m]), LIBM_ULPS, np.where(ax[m] < 1, _sgn(x[m]), 0))
+    return f
+
+
 def _sin(x: np.ndarray) -> Form:
     f = _form(x.size)
     ax = np.abs(x)
@@ -409,6 +439,9 @@ FAST_FORMS: dict[str, Callable[[np.ndarray], Form]] = {
     "erfc": _erfc,
     "gelu_grad": _gelu_grad,
     "tanh_grad": _tanh_grad,
+    "log1p": _log1p,
+    "rsqrt": _rsqrt,
+    "tan": _tan,
 }
 """Each function's float64 form (the per-function table of this module)."""
 
@@ -489,6 +522,9 @@ def _special_bits(func: str, x: np.ndarray, mode: int) -> np.ndarray:
     return out
 
 
+_NAN_BELOW = {"log1p": -1.0, "rsqrt": 0.0}  # f(x) is NaN for x below this (-0.0 is not below)
+
+
 def correctly_rounded32(func: str, x: np.ndarray, rounding: str = "nearest-even",
                         denormals: str = "ieee") -> tuple[np.ndarray, int]:
     """(bit patterns of f(x) correctly rounded to float32, how many finite inputs the fast path
@@ -504,6 +540,8 @@ def correctly_rounded32(func: str, x: np.ndarray, rounding: str = "nearest-even"
         x64 = np.asarray(x, dtype=np.float32).astype(np.float64)
     if policy.daz:
         x64 = np.where((x64 != 0) & (np.abs(x64) < F32.min_normal), np.copysign(0.0, x64), x64)
+    if func in _NAN_BELOW:  # outside the domain f(x) is the NaN that f(NaN) is
+        x64 = np.where(x64 < _NAN_BELOW[func], np.nan, x64)
     regular = np.isfinite(x64) & ((x64 > 0) if func in ("log", "log2") else (x64 != 0))
     rows = _rows(regular)
     xs = x64[rows]
