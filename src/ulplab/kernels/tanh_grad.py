@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ulplab.kernels.core import canonical_nan_where, round_result_scaled, tiny_magnitude
+from ulplab.kernels.core import by_mode, canonical_nan_where, round_result_scaled, tiny_magnitude
 from ulplab.kernels.logistic import _one_minus, sigmoid_neg_parts
 from ulplab.kit import dd_mul
 
@@ -39,6 +39,8 @@ u32 = np.uint32
 
 TINY_BITS = 0x39000000  # 2^-13: below it 1 - x^2 is within 2^-26 of 1
 SATURATE = f32(64.0)  # above it the result's round-to-odd is 2^-149
+ONE = u32(0x3F800000)
+ONE_DOWN = u32(0x3F7FFFFF)  # 1 - 2^-24, the odd neighbour below 1
 ONE_SIDED = f32(20.0)  # above it 1 - sigma(-2a) is taken as 1 (within 2^-57)
 
 
@@ -55,13 +57,13 @@ def tanh_grad(x: np.ndarray) -> np.ndarray:
         y = round_result_scaled(p, pl, m + 2).view(u32)
         zero = (x.view(u32) & u32(0x7FFFFFFF)) == 0
         y = np.where(tiny_magnitude(x, TINY_BITS),
-                     np.where(zero, u32(0x3F800000), u32(0x3F7FFFFF)), y)
+                     np.where(zero, ONE, by_mode(ONE_DOWN, ONE)), y)
         y = np.where(a == np.inf, u32(0), y)
         return canonical_nan_where(np.isnan(x), y.view(f32))
 
 
 KERNELS = [
-    {"function": "tanh_grad", "impl": tanh_grad, "table_bytes": 512,
+    {"function": "tanh_grad", "impl": tanh_grad, "table_bytes": 512, "bound": 2.0**-43,
      "idea": "4 sigma(-2|x|) (1 - sigma(-2|x|)) as a double-float product, sigma from "
              "exp_parts (no cancellation); tiny and saturated inputs on the bits"},
 ]
