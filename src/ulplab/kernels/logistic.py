@@ -24,6 +24,9 @@ sigmoid(x)
        round_result(0.5, n 2^-84) with n the signed integer significand of x (``exact_parts``):
        sigma(x) = 1/2 + x/4 + O(x^3), only the sign of the correction matters (|x/4| < 2^-32 is
        far inside the 2^-26 to the nearest midpoint: nearest gives 0.5); sigma(±0) = 0.5.
+       2^-30 <= |x| < 2^-9 (``SERIES_BITS``): (hi, lo) = ``sigmoid_series(x)``, 1/2 + x/4 -
+       x^3/48 with the exact float32 midpoints 1/2 + x/4 (x an odd multiple of 2^-23) decided
+       by the sign of -x^3/48, which a float32 pair would round away; m = 0.
     2. z = |x|, clamped to 20 for x > 0 (e^-20 < 2^-28: sigma(x) and sigma(20) lie in the same
        open interval (1 - 2^-25, 1), above the midpoint below 1, so their round-to-odd values
        (1 - 2^-24) agree and so do their nearest values (1)).
@@ -71,11 +74,24 @@ Taylor coefficients 1/3, 1/4, 1/5, 1/6 rounded to float32 (``taylor_constants``)
 is log(1 + j/2048), j = 0..2048, as float32 pairs (hi = RN(v), lo = RN(v - hi)), made with mpmath
 at import by ``log_table`` (16392 bytes). EXP_UNDERFLOW comes from ``exp``.
 
-Measured relative error of hi + lo (before the round-to-odd, away from the clamps and the tiny
-cases): 2^-37.3 worst on 6000 random inputs per kernel, set by exp_parts itself (measured alone:
-2^-37.0 on 20000 inputs in [-100, 88]; its docstring says about 2^-45).
-Accuracy (measured, registered): 0 ULP after nearest-even rounding to bfloat16, float16,
-float8_e4m3fn and float8_e5m2 on every input; float32 results faithful on every input checked.
+Error bound and the correctly rounded float32 entry point. Measured maximum relative error of
+hi + lo (before the final rounding) against mpmath at 120 bits, on 24,000 inputs per kernel
+(uniform over the computed range, log-uniform magnitudes 2^-30 to 20, and +-3000 ULP around each
+threshold; the tiny rules and clamps excluded, they are decided by the arguments above): sigmoid
+2^-45.6, silu 2^-45.7, softplus 2^-46.0 (it was 2^-39.6 with a 1/128 table and t < 2^-8 on the
+Taylor branch); all three are set by exp_parts (2^-46.6) and dd_div. ``KERNELS[..]["bound"]`` is
+2^-43 for each (6 to 8 times the measured maximum). The float32 entry point
+(``ulplab.kernels.exceptions``) rounds hi + lo to nearest and then applies a table of the inputs
+whose rounding that bound leaves undecided and where RN(hi + lo) is not the correctly rounded
+result, found over all 2^32 inputs by ``python -m ulplab.analysis.cr_scan FUNC`` (undecided /
+exceptions; each scan took 17 to 23 min on a shared 2-core machine): sigmoid 48,442 / 9 (261
+before sigmoid_series, nearly all of them the midpoints 1/2 + x/4), silu 48,041 / 16, softplus
+46,999 / 19. The tiny rules keep lo only as the sign of the correction, so the bound does not
+hold there; they are decided by the arguments above, and the nearest mode of silu (and of gelu,
+gelu_tanh) takes x/2 from the bits (``half_x_nearest``).
+Accuracy (measured, registered): 0 ULP after nearest-even rounding of the round-to-odd result to
+bfloat16, float16, float8_e4m3fn and float8_e5m2 on every input; float32 results faithful in the
+odd mode and correctly rounded in the float32 mode.
 """
 
 from __future__ import annotations
@@ -83,9 +99,16 @@ from __future__ import annotations
 import numpy as np
 from mpmath import mp, mpf
 
-from ulplab.kernels.core import by_mode, canonical_nan_where, round_result_scaled
+from ulplab.kernels.core import (
+    by_mode,
+    canonical_nan_where,
+    current_rounding,
+    round_result_scaled,
+    tiny_magnitude,
+)
 from ulplab.kernels.exp import EXP_UNDERFLOW, exp_parts
 from ulplab.kit import dd_add, dd_mul, fast_two_sum, fma, ldexp, lookup, two_prod, two_sum
+from ulplab.kit.ops import f32hex
 
 f32 = np.float32
 ONE = f32(1.0)
@@ -194,10 +217,35 @@ def _sigma_parts(x: np.ndarray, neg_clamp: float):
     return hi, lo, np.where(pos, 0, m), pos
 
 
+SERIES_BITS = 0x3B000000  # 2^-9: 2^-30 <= |x| below it take sigmoid's Taylor series
+INV48 = f32hex("0x1.555556p-6")  # 1/48 rounded to float32
+
+
+def sigmoid_series(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """sigma(x) = 1/2 + x/4 - x^3/48 as a pair (hi, lo) for 2^-30 <= |x| < 2^-9 (x^5/480 < 2^-52
+    relative, dropped): (s, e) = fast_two_sum(1/2, x/4) is exact, c = -x^3/48. Where s + e is a
+    float32 midpoint (|e| half an ulp of s; x an odd multiple of 2^-23) and c is too small to
+    survive e + c, the pair is chosen by the sign of c: (s + 2e, c - e) when c points past the
+    midpoint, else (s, e + c). Elsewhere (hi, lo) = fast_two_sum(s, e + c)."""
+    s, e = fast_two_sum(np.full_like(x, f32(0.5)), x * f32(0.25))
+    c = -(x * x * x) * INV48
+    hi, lo = fast_two_sum(s, e + c)
+    half_ulp = np.where((s > f32(0.5)) | ((s == f32(0.5)) & (e > 0)), f32(2.0**-25),
+                        f32(2.0**-26))
+    tie = (np.abs(e) == half_ulp) & (c != 0)
+    past = (c > 0) == (e > 0)
+    hi = np.where(tie, np.where(past, s + (e + e), s), hi)
+    lo = np.where(tie, np.where(past, c - e, e + c), lo)
+    return hi, lo
+
+
 def sigmoid(x: np.ndarray) -> np.ndarray:
     """1/(1 + e^-x), float32 in -> float32 out (see the module docstring)."""
     with np.errstate(all="ignore"):
         hi, lo, m, _ = _sigma_parts(x, 110.0)
+        series = tiny_magnitude(x, SERIES_BITS)
+        sh, sl = sigmoid_series(x)
+        hi, lo, m = np.where(series, sh, hi), np.where(series, sl, lo), np.where(series, 0, m)
         tiny = tiny_where(x)
         n, _ = exact_parts(x)
         hi = np.where(tiny, f32(0.5), hi)
@@ -220,18 +268,38 @@ def silu(x: np.ndarray) -> np.ndarray:
         return finish_half_x(x, p, pe, m, -110.0)
 
 
+def half_x_nearest(x: np.ndarray) -> np.ndarray:
+    """The float32 nearest rounding of x/2 + d for 0 < d far below half an ulp of x/2 (d of
+    the order x^2), from the bits: x/2 itself when it is a float32; on a subnormal midpoint (|x| <
+    2^-125, where x = mag 2^-149 exactly and mag is odd) the neighbour above, which is the larger
+    magnitude for x > 0 and the smaller for x < 0. Exact integer operations only."""
+    b = x.view(np.uint32)
+    sign = b & np.uint32(0x80000000)
+    mag = b & np.uint32(0x7FFFFFFF)
+    up = (mag & np.uint32(1)) & ((b >> np.uint32(31)) ^ np.uint32(1))
+    half = np.where(mag < np.uint32(0x01000000), (mag >> np.uint32(1)) + up,
+                    mag - np.uint32(0x00800000))  # a subnormal x/2, else the exponent less one
+    return (half | sign).view(np.float32)
+
+
 def finish_half_x(x: np.ndarray, hi: np.ndarray, lo: np.ndarray, m: np.ndarray,
                   flush_below: float) -> np.ndarray:
     """The last step of x * F(x) for silu, gelu and gelu_tanh, whose factor F is 1/2 plus a
-    positive multiple of x at 0: round to odd (hi + lo) 2^m; |x| < 2^-30 (on the bits) gives
-    x/2 with a positive rest (x = n 2^e exactly, so no subnormal operand); x < flush_below gives
-    the negative odd tiny value; +inf -> +inf, -inf -> -0, NaN -> the canonical NaN."""
+    positive multiple of x at 0: round (hi + lo) 2^m in the current mode; |x| < 2^-30 (on the
+    bits) gives x/2 with a positive rest: in the odd mode round_result_scaled(n, |n| 2^-40, e - 1)
+    (x = n 2^e exactly, so no subnormal operand), in the nearest and flag modes
+    ``half_x_nearest`` (a subnormal midpoint x/2 is decided by the rest's sign, which a float32
+    pair cannot carry through ``round_result_scaled``: its remainder 1/2 + lo 2^(m+149) rounds
+    to the tie); x < flush_below gives -2^-149 / -0; +inf -> +inf, -inf -> -0, NaN -> the
+    canonical NaN."""
     tiny = tiny_where(x)
     n, e = exact_parts(x)
     hi = np.where(tiny, n, hi)
     lo = np.where(tiny, np.abs(n) * f32(2.0**-40), lo)
     m = np.where(tiny, e - 1, m)
     y = round_result_scaled(hi, lo, m)
+    if current_rounding() != "odd":
+        y = np.where(tiny, half_x_nearest(x), y)
     y = np.where(x < f32(flush_below), by_mode(-TINY_SUB, -ZERO), y)
     y = np.where(x == np.inf, f32(np.inf), y)
     y = np.where(x == -np.inf, f32(-0.0), y)
