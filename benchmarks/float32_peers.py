@@ -29,6 +29,9 @@ FUNCTIONS = ("exp", "log", "sin", "cos", "tanh", "exp2", "log2", "erf", "erfc")
 
 
 def _commit() -> str:
+    """The git commit of the code that ran (ULPLAB_RUN_COMMIT when run from a copy)."""
+    if os.environ.get("ULPLAB_RUN_COMMIT"):
+        return os.environ["ULPLAB_RUN_COMMIT"]
     out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                          text=True, check=False, cwd=Path(__file__).resolve().parent)
     return out.stdout.strip() or "unknown"
