@@ -64,7 +64,9 @@ def run(functions: list[str], backends: str, checkpoints: Path) -> None:
             continue
         result = json.loads(tmp.read_text())
         result["run"] = {"command": " ".join(cmd[3:]), "workers": workers,
-                         "load_average_at_start": round(load, 2), "cores": os.cpu_count(),
+                         "load_average_at_start": round(load, 2),
+                         "load_average_at_end": round(os.getloadavg()[0], 2),
+                         "cores": os.cpu_count(),
                          "started": start, "finished": _now(),
                          "wall_seconds": round(time.perf_counter() - t0, 1),
                          "commit": _commit()}
@@ -84,12 +86,14 @@ def table() -> str:
         r = json.loads(path.read_text())
         n, arb = r["input_count"], r["oracle"]["arb_evaluations"]
         w = r["run"]["workers"]
+        resumed = r.get("resumed_inputs", 0)
+        part = f", {1 - resumed / n:.0%} of the inputs" if resumed else ""
         for m in r["methods"]:
             wrong = n - round(m["exact_fraction"] * n)
             rows.append(
                 f"| {func} | {m['method'].removeprefix('peer:')} | {wrong:,} ({wrong / n:.2e}) | "
                 f"{m['max_ulp']} | {m['nan_mismatches']}/{m['inf_mismatches']} | "
-                f"{r['seconds'] / 60:.1f} min ({w} worker{'s' if w > 1 else ''}) | "
+                f"{r['seconds'] / 60:.1f} min ({w} worker{'s' if w > 1 else ''}{part}) | "
                 f"{arb:,} ({arb / n:.1e}) |")
     return "\n".join(rows)
 
