@@ -17,12 +17,14 @@ resolves them itself.
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import functools
 import hashlib
 import json
 import math
 import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -311,9 +313,34 @@ def _run_block(job: Job, methods: Sequence[tuple[str, Method]], start: int, stop
     return out
 
 
+# glibc's mallopt parameters (malloc.h)
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
+
+
+@functools.cache
+def steady_heap() -> bool:
+    """Once per process (glibc only): arrays up to 32 MiB come from the heap, and up to 1 GiB
+    of freed heap stays with the process. Otherwise glibc hands the block's ~1 MiB temporaries
+    back to the kernel and takes fresh zeroed pages for the next ones (measured: exp with det,
+    2^25 inputs, 7.0-7.4 M inputs/s per core with glibc's defaults, 20.5-21.5 with these).
+    The price: the process keeps what it freed, at most the sweep's peak. True if set."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
+        return False
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    mallopt.restype = ctypes.c_int
+    return bool(mallopt(_M_MMAP_THRESHOLD, 32 << 20)) and bool(
+        mallopt(_M_TRIM_THRESHOLD, 1 << 30))
+
+
 def run_chunk(job: Job, start: int, stop: int) -> Partial:
     """Oracle and every method over bit patterns start .. stop-1 (one task), in blocks of
     ``job.block`` inputs whose partials merge exactly."""
+    steady_heap()
     methods = [(spec, resolve_method(job.function, spec)) for spec in job.methods]
     out = Partial()
     for lo in range(start, stop, job.block):
