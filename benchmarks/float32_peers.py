@@ -10,19 +10,22 @@ a 20 s pause) is below 2, else in one process. Each sweep keeps a checkpoint (re
 an interrupted one) and its JSON goes to ``benchmarks/results/float32/FUNC.json`` with the run's
 circumstances added under ``"run"`` (workers, load average, start and end, the git commit).
 A function whose JSON exists is skipped. ``table`` prints the README's markdown table from
-those files.
+those files, and from the checkpoint of a sweep not yet finished (marked: the share of inputs
+swept, spread evenly over all bit patterns).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results" / "float32"
 FUNCTIONS = ("exp", "log", "sin", "cos", "tanh", "exp2", "log2", "erf", "erfc")
@@ -75,26 +78,46 @@ def run(functions: list[str], backends: str, checkpoints: Path) -> None:
         print(f"{_now()} {func}: {result['seconds']:.0f} s, wrote {target}", flush=True)
 
 
-def table() -> str:
-    rows = ["| function | backend | not correctly rounded (share) | max ULP | NaN/inf disagreements"
-            " | sweep time (both backends) | inputs sent to Arb |",
-            "|---|---|---|---|---|---|---|"]
+def _unfinished(func: str, checkpoints: Path) -> dict[str, Any] | None:
+    """The report of an unfinished sweep from its checkpoint (its chunks are spread evenly
+    over the bit patterns, ``Job.chunks``), or None."""
+    from ulplab.sweep.exhaustive import Job, load_checkpoint, report
+
+    path = checkpoints / f"{func}.ckpt"
+    if not path.exists():
+        return None
+    key = json.loads(path.read_text())["body"]["job"]
+    job = Job(**{**key, "methods": tuple(key["methods"]),
+                 "ranges": tuple(tuple(r) for r in key["ranges"])})
+    loaded = load_checkpoint(path, job)
+    return None if loaded is None else report(job, loaded[1], math.nan)
+
+
+def table(checkpoints: Path) -> str:
+    rows = ["| function | backend | inputs | not correctly rounded (share) | max ULP | "
+            "NaN/inf disagreements | sweep time (both backends) | inputs sent to Arb |",
+            "|---|---|---|---|---|---|---|---|"]
     for func in FUNCTIONS:
         path = RESULTS / f"{func}.json"
-        if not path.exists():
+        r = json.loads(path.read_text()) if path.exists() else _unfinished(func, checkpoints)
+        if r is None:
             continue
-        r = json.loads(path.read_text())
         n, arb = r["input_count"], r["oracle"]["arb_evaluations"]
-        w = r["run"]["workers"]
-        resumed = r.get("resumed_inputs", 0)
-        part = f", {1 - resumed / n:.0%} of the inputs" if resumed else ""
+        if "run" in r:
+            w = r["run"]["workers"]
+            resumed = r.get("resumed_inputs", 0)
+            part = f", {1 - resumed / n:.0%} of the inputs" if resumed else ""
+            when = f"{r['seconds'] / 60:.1f} min ({w} worker{'s' if w > 1 else ''}{part})"
+            inputs = "all 2^32"
+        else:
+            when = "unfinished"
+            inputs = f"{n / 2**32:.0%} (spread)"
         for m in r["methods"]:
             wrong = n - round(m["exact_fraction"] * n)
             rows.append(
-                f"| {func} | {m['method'].removeprefix('peer:')} | {wrong:,} ({wrong / n:.2e}) | "
-                f"{m['max_ulp']} | {m['nan_mismatches']}/{m['inf_mismatches']} | "
-                f"{r['seconds'] / 60:.1f} min ({w} worker{'s' if w > 1 else ''}{part}) | "
-                f"{arb:,} ({arb / n:.1e}) |")
+                f"| {func} | {m['method'].removeprefix('peer:')} | {inputs} | {wrong:,} "
+                f"({wrong / n:.2e}) | {m['max_ulp']} | {m['nan_mismatches']}/"
+                f"{m['inf_mismatches']} | {when} | {arb:,} ({arb / n:.1e}) |")
     return "\n".join(rows)
 
 
@@ -108,7 +131,7 @@ def main() -> None:
     if args.what == "run":
         run([f for f in args.functions.split(",") if f], args.backends, args.checkpoints)
     else:
-        print(table())
+        print(table(args.checkpoints))
 
 
 if __name__ == "__main__":

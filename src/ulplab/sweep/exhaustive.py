@@ -114,8 +114,14 @@ class Job:
     block: int = BLOCK  # no figure depends on it, so it is not part of ``key``
 
     def chunks(self) -> list[tuple[int, int]]:
-        return [(s, min(s + self.chunk, hi)) for lo, hi in self.ranges
-                for s in range(lo, hi, self.chunk)]
+        """Every chunk, in a spread order (chunk i of n at position bit-reverse(i)): at any
+        moment the finished chunks cover the whole range evenly, so the statistics of an
+        unfinished run (its checkpoint) are those of a stratified sample."""
+        ordered = [(s, min(s + self.chunk, hi)) for lo, hi in self.ranges
+                   for s in range(lo, hi, self.chunk)]
+        bits = max(len(ordered) - 1, 0).bit_length()
+        rank = [int(f"{i:0{bits}b}"[::-1], 2) if bits else 0 for i in range(len(ordered))]
+        return [c for _, c in sorted(zip(rank, ordered, strict=True))]
 
     @property
     def size(self) -> int:
