@@ -106,8 +106,8 @@ def table(checkpoints: Path) -> str:
         if "run" in r:
             w = r["run"]["workers"]
             resumed = r.get("resumed_inputs", 0)
-            part = f", {1 - resumed / n:.0%} of the inputs" if resumed else ""
-            when = f"{r['seconds'] / 60:.1f} min ({w} worker{'s' if w > 1 else ''}{part})"
+            part = f" for the last {1 - resumed / n:.0%} (resumed)" if resumed else ""
+            when = f"{r['seconds'] / 60:.1f} min{part} ({w} worker{'s' if w > 1 else ''})"
             inputs = "all 2^32"
         else:
             when = "unfinished"
