@@ -325,7 +325,7 @@ _M_MMAP_THRESHOLD = -3
 
 
 @functools.cache
-def steady_heap() -> bool:
+def _steady_heap() -> bool:
     """Once per process (glibc only): arrays up to 32 MiB come from the heap, and up to 1 GiB
     of freed heap stays with the process. Otherwise glibc hands the block's ~1 MiB temporaries
     back to the kernel and takes fresh zeroed pages for the next ones (measured: exp with det,
@@ -346,7 +346,7 @@ def steady_heap() -> bool:
 def run_chunk(job: Job, start: int, stop: int) -> Partial:
     """Oracle and every method over bit patterns start .. stop-1 (one task), in blocks of
     ``job.block`` inputs whose partials merge exactly."""
-    steady_heap()
+    _steady_heap()
     methods = [(spec, resolve_method(job.function, spec)) for spec in job.methods]
     out = Partial()
     for lo in range(start, stop, job.block):
@@ -610,6 +610,6 @@ def float32_bit_ranges(lo: float, hi: float) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(out))
 
 
-__all__ = ["ALL", "Job", "MethodPartial", "Partial", "dump_lines", "float32_bit_ranges",
+__all__ = ["ALL", "BLOCK", "Job", "MethodPartial", "Partial", "dump_lines", "float32_bit_ranges",
            "load_checkpoint", "method_stats", "report", "resolve_method", "run_chunk", "run_job",
            "save_checkpoint"]
