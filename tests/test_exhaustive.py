@@ -322,3 +322,14 @@ def test_cli_peers_exhaustive_report_card(tmp_path, capsys):
     assert 0 < numpy_exp["max_ulp"] <= 2 and 0 < libm_exp["max_ulp"] <= 1
     assert numpy_exp["nan_mismatches"] == libm_exp["nan_mismatches"] == 0
     assert "83,887 inputs in" in capsys.readouterr().out
+
+
+def test_the_sweep_keeps_its_heap():
+    """glibc takes both mallopt settings (the ~3x of README "Every float32")."""
+    import platform
+
+    from ulplab.sweep.exhaustive import _steady_heap
+
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        pytest.skip("mallopt is glibc's")
+    assert _steady_heap() is True
