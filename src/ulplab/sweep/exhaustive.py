@@ -69,7 +69,9 @@ def resolve_method(function: str, spec: str) -> Method:
 
         label, fn = user_callable(spec[9:])
         return Method(function, label, "peer", "user callable", fn)
-    return _compiled_det(function) if spec == "det" else get_method(function, spec)
+    if spec in _DET_ENTRIES:
+        return _compiled_det(function, spec)
+    return get_method(function, spec)
 
 
 # every 65,521st float32 pattern (a prime stride: every sign, binade and mantissa class, NaNs)
@@ -83,17 +85,23 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
                 and np.array_equal(a.view(np.uint32)[~nan_a], b.view(np.uint32)[~nan_b]))
 
 
+_DET_ENTRIES = {"det": "odd", "det-float32": "float32"}
+"""det methods -> the ``rounding`` of their ``ulplab.det.float32_kernel`` entry point."""
+
+
 @functools.cache
-def _compiled_det(function: str) -> Method:
-    """``det`` through its compiled kernel (``ulplab.det.float32_kernel``: the C export, 10x
-    faster than the NumPy kernel, the same bits by the golden hashes), after checking that it
-    gives the registered kernel's bits on 65,552 spread patterns; else the registered one."""
+def _compiled_det(function: str, spec: str) -> Method:
+    """A det method through its compiled kernel (``ulplab.det.float32_kernel``: the C export,
+    10x faster than the NumPy kernel, the same bits by the golden hashes), after checking that
+    it gives the registered kernel's bits on 65,552 spread patterns; else the registered one."""
     from ulplab.det import FUNCTIONS, float32_kernel
 
-    method = get_method(function, "det")
+    method = get_method(function, spec)
     if function not in FUNCTIONS:
         return method
-    compiled = float32_kernel(function)
+    rounding = _DET_ENTRIES[spec]
+    compiled = float32_kernel(function) if rounding == "odd" else float32_kernel(function,
+                                                                                  rounding)
     probe = _PROBE.view(np.float32)
     with np.errstate(all="ignore"):
         if not _same_bits(np.asarray(compiled(probe)), np.asarray(method(probe))):
