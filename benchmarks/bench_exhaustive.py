@@ -1,7 +1,7 @@
 """Every float32: throughput of the exhaustive sweep (oracle fast path + method + statistics).
 
     python benchmarks/bench_exhaustive.py [--function exp] [--method det] [--log2-inputs 26]
-                                          [--workers 2] [--chunk 22]
+                                          [--workers 2] [--chunk 22] [--block 17]
 
 With --log2-inputs 32 it checks all 2^32 inputs. Below that it sweeps 2^k inputs taken as
 16 evenly spread slices of the bit-pattern space (every sign and binade class is in the sample)
@@ -9,7 +9,8 @@ and extrapolates the time of all 2^32 from the measured rate (printed as an extr
 With --workers 1 the sweep runs in this process and its CPU time gives a per-core rate that the
 machine's load does not change much. Reports inputs/s, the share of inputs the oracle sent to
 Arb, and, as the peer measured in the same run, the method's own call over one chunk in this
-process (the least a sweep must do).
+process (the least a sweep must do). --block sets the inner block of a chunk (log2 of the
+inputs the oracle and the methods take at a time; the default is the engine's ``BLOCK``).
 """
 
 from __future__ import annotations
@@ -36,10 +37,13 @@ def main() -> None:
     ap.add_argument("--log2-inputs", type=int, default=26)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--chunk", type=int, default=22, help="log2 of the inputs per task")
+    ap.add_argument("--block", type=int, default=None, help="log2 of the inputs per block")
     args = ap.parse_args()
-    from ulplab.sweep.exhaustive import Job, resolve_method
+    from ulplab.sweep.exhaustive import BLOCK, Job, resolve_method
 
-    job = Job(args.function, (args.method,), _ranges(args.log2_inputs), chunk=1 << args.chunk)
+    block = BLOCK if args.block is None else 1 << args.block
+    job = Job(args.function, (args.method,), _ranges(args.log2_inputs), chunk=1 << args.chunk,
+              block=block)
     from ulplab.sweep.exhaustive import run_job
 
     t, cpu = time.perf_counter(), time.process_time()
@@ -58,7 +62,8 @@ def main() -> None:
     how = ("in this process" if args.workers == 1 else
            f"on {args.workers} local Dask workers, cluster startup included")
     print(f"{args.function}/{args.method}: {n:,} float32 inputs in {wall:.1f} s wall {how} "
-          f"(chunks of 2^{args.chunk}; 1-min load average {load:.1f} on {os.cpu_count()} cores)")
+          f"(chunks of 2^{args.chunk}, blocks of 2^{block.bit_length() - 1}; 1-min load "
+          f"average {load:.1f} on {os.cpu_count()} cores)")
     print(f"  {rate / 1e6:.2f} M inputs/s; oracle sent {res['oracle']['arb_evaluations']:,} "
           f"inputs to Arb ({res['oracle']['arb_evaluations'] / n:.2e} of them)")
     print(f"  max ULP {m['max_ulp']}, mean {m['mean_ulp']:.4f}, NaN/inf disagreements "

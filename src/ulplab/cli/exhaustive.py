@@ -74,7 +74,9 @@ def _run(args: argparse.Namespace, function: str, methods: list[str], worst: int
 def _oracle_line(result: dict[str, Any]) -> str:
     n, arb = result["input_count"], result["oracle"]["arb_evaluations"]
     share = arb / n if n else 0.0
-    return (f"{n:,} inputs in {result['seconds']:.1f} s ({result['inputs_per_second'] or 0:,} "
+    resumed = result.get("resumed_inputs", 0)
+    swept = f"{n - resumed:,} of {n:,} (the rest from the checkpoint)" if resumed else f"{n:,}"
+    return (f"{swept} inputs in {result['seconds']:.1f} s ({result['inputs_per_second'] or 0:,} "
             f"inputs/s); oracle: {arb:,} decided by Arb ({share:.2e}), the rest by the float64 "
             "fast path")
 

@@ -54,6 +54,7 @@ nearest a rounding boundary among them, and finds no disagreement.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -507,7 +508,6 @@ def _special_bits(func: str, x: np.ndarray, mode: int) -> np.ndarray:
     """Inputs the forms do not take (NaN, ±inf, ±0, log of x < 0): one Arb call per class."""
     log_like = func in ("log", "log2")
     cls = np.full(x.shape, -1, np.int64)
-    reps = [np.nan, np.inf, -np.inf, 0.0, -0.0, -1.0]
     cls[np.isnan(x)] = 0
     cls[x == np.inf] = 1
     cls[x == -np.inf] = 2
@@ -517,9 +517,17 @@ def _special_bits(func: str, x: np.ndarray, mode: int) -> np.ndarray:
         cls[(x < 0) & np.isfinite(x)] = 5
     out = np.zeros(x.shape, np.uint32)
     for k in np.unique(cls[cls >= 0]).tolist():
-        r = correctly_rounded_array(func, np.array([reps[k]]), F32)[mode, 0]
-        out[cls == k] = r
+        out[cls == k] = _special_value(func, k, mode)
     return out
+
+
+_SPECIALS = (np.nan, np.inf, -np.inf, 0.0, -0.0, -1.0)  # one input of each class, in order
+
+
+@functools.cache
+def _special_value(func: str, k: int, mode: int) -> int:
+    """f of class k's input (``_SPECIALS``: keyed by index, as 0.0 == -0.0), once per process."""
+    return int(correctly_rounded_array(func, np.array([_SPECIALS[k]]), F32)[mode, 0])
 
 
 _NAN_BELOW = {"log1p": -1.0, "rsqrt": 0.0}  # f(x) is NaN for x below this (-0.0 is not below)

@@ -17,10 +17,14 @@ resolves them itself.
 
 from __future__ import annotations
 
+import ctypes
+import dataclasses
+import functools
 import hashlib
 import json
 import math
 import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +45,10 @@ F32 = get_format("float32")
 ALL = ((0, 1 << 32),)
 """Every float32 bit pattern."""
 CHECKPOINT_VERSION = 1
+BLOCK = 1 << 17
+"""Inputs per inner block of a chunk: the oracle's float64 temporaries stay in cache and need no
+fresh pages (measured: a sweep of exp 2x faster than in whole 2^22 chunks; 2^16-2^17
+best, see benchmarks/bench_exhaustive.py --block)."""
 
 
 def resolve_method(function: str, spec: str) -> Method:
@@ -61,7 +69,44 @@ def resolve_method(function: str, spec: str) -> Method:
 
         label, fn = user_callable(spec[9:])
         return Method(function, label, "peer", "user callable", fn)
+    if spec in _DET_ENTRIES:
+        return _compiled_det(function, spec)
     return get_method(function, spec)
+
+
+# every 65,521st float32 pattern (a prime stride: every sign, binade and mantissa class, NaNs)
+_PROBE = np.arange(0, 1 << 32, 65_521, dtype=np.int64).astype(np.uint32)
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal float32 results, any NaN matching any NaN."""
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    return bool(np.array_equal(nan_a, nan_b)
+                and np.array_equal(a.view(np.uint32)[~nan_a], b.view(np.uint32)[~nan_b]))
+
+
+_DET_ENTRIES = {"det": "odd", "det-float32": "float32"}
+"""det methods -> the ``rounding`` of their ``ulplab.det.float32_kernel`` entry point."""
+
+
+@functools.cache
+def _compiled_det(function: str, spec: str) -> Method:
+    """A det method through its compiled kernel (``ulplab.det.float32_kernel``: the C export,
+    10x faster than the NumPy kernel, the same bits by the golden hashes), after checking that
+    it gives the registered kernel's bits on 65,552 spread patterns; else the registered one."""
+    from ulplab.det import FUNCTIONS, float32_kernel
+
+    method = get_method(function, spec)
+    if function not in FUNCTIONS:
+        return method
+    rounding = _DET_ENTRIES[spec]
+    compiled = float32_kernel(function) if rounding == "odd" else float32_kernel(function,
+                                                                                  rounding)
+    probe = _PROBE.view(np.float32)
+    with np.errstate(all="ignore"):
+        if not _same_bits(np.asarray(compiled(probe)), np.asarray(method(probe))):
+            return method
+    return dataclasses.replace(method, impl=compiled)
 
 
 @dataclass(frozen=True)
@@ -74,10 +119,17 @@ class Job:
     chunk: int = 1 << 22
     worst: int = 10
     dump_above: int | None = None
+    block: int = BLOCK  # no figure depends on it, so it is not part of ``key``
 
     def chunks(self) -> list[tuple[int, int]]:
-        return [(s, min(s + self.chunk, hi)) for lo, hi in self.ranges
-                for s in range(lo, hi, self.chunk)]
+        """Every chunk, in a spread order (chunk i of n at position bit-reverse(i)): at any
+        moment the finished chunks cover the whole range evenly, so the statistics of an
+        unfinished run (its checkpoint) are those of a stratified sample."""
+        ordered = [(s, min(s + self.chunk, hi)) for lo, hi in self.ranges
+                   for s in range(lo, hi, self.chunk)]
+        bits = max(len(ordered) - 1, 0).bit_length()
+        rank = [int(f"{i:0{bits}b}"[::-1], 2) if bits else 0 for i in range(len(ordered))]
+        return [c for _, c in sorted(zip(rank, ordered, strict=True))]
 
     @property
     def size(self) -> int:
@@ -207,9 +259,10 @@ def _method_partial(x: np.ndarray, got: np.ndarray, exp: np.ndarray, ulp: np.nda
     inf_mm = ~gs.nan & ~es.nan & (gs.inf | es.inf) & (got != exp)
     finite = ulp >= 0
     u = ulp if finite.all() else ulp[finite]
-    small = np.bincount(np.minimum(u, _DENSE), minlength=_DENSE + 1)[:_DENSE]
+    top = int(u.max()) if u.size else -1
+    small = np.bincount(u if top < _DENSE else np.minimum(u, _DENSE))[:_DENSE]
     vals, counts = np.flatnonzero(small), small[small > 0]
-    if u.size and u.max() >= _DENSE:  # rare large errors: counted value by value
+    if top >= _DENSE:  # rare large errors: counted value by value
         big_vals, big_counts = np.unique(u[u >= _DENSE], return_counts=True)
         vals, counts = np.concatenate([vals, big_vals]), np.concatenate([counts, big_counts])
     k = job.worst
@@ -254,8 +307,8 @@ def _method_partial(x: np.ndarray, got: np.ndarray, exp: np.ndarray, ulp: np.nda
                          int(x.size), agree)
 
 
-def run_chunk(job: Job, start: int, stop: int) -> Partial:
-    """Oracle and every method over bit patterns start .. stop-1 (one task)."""
+def _run_block(job: Job, methods: Sequence[tuple[str, Method]], start: int, stop: int
+               ) -> Partial:
     from ulplab.sweep import method_outputs
 
     x = np.arange(start, stop, dtype=np.int64).astype(np.uint32)
@@ -264,14 +317,48 @@ def run_chunk(job: Job, start: int, stop: int) -> Partial:
     ftz = get_policy(job.denormals).ftz
     out = Partial(int(x.size), arb)
     es = _Side.of(expected)
-    for spec in job.methods:
-        method = resolve_method(job.function, spec)
+    for spec, method in methods:
         with np.errstate(all="ignore"):  # overflow / invalid are results, not news
             _, got = method_outputs(method, F32, job.denormals, "nearest-even", x)
         gs = _Side.of(got)
         # the flush-to-zero ordinal is the ulp module's; the IEEE one is computed here directly
         ulp = ulp_distance(got, expected, F32, ftz=True) if ftz else _ulp(gs, es)
         out.methods[spec] = _method_partial(x, got, expected, ulp, job, gs, es)
+    return out
+
+
+# glibc's mallopt parameters (malloc.h)
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
+
+
+@functools.cache
+def _steady_heap() -> bool:
+    """Once per process (glibc only): arrays up to 32 MiB come from the heap, and up to 1 GiB
+    of freed heap stays with the process. Otherwise glibc hands the block's ~1 MiB temporaries
+    back to the kernel and takes fresh zeroed pages for the next ones (measured: exp with det,
+    2^25 inputs, 7.0-7.4 M inputs/s per core with glibc's defaults, 20.5-21.5 with these).
+    The price: the process keeps what it freed, at most the sweep's peak. True if set."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
+        return False
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    mallopt.restype = ctypes.c_int
+    return bool(mallopt(_M_MMAP_THRESHOLD, 32 << 20)) and bool(
+        mallopt(_M_TRIM_THRESHOLD, 1 << 30))
+
+
+def run_chunk(job: Job, start: int, stop: int) -> Partial:
+    """Oracle and every method over bit patterns start .. stop-1 (one task), in blocks of
+    ``job.block`` inputs whose partials merge exactly."""
+    _steady_heap()
+    methods = [(spec, resolve_method(job.function, spec)) for spec in job.methods]
+    out = Partial()
+    for lo in range(start, stop, job.block):
+        out = out.merge(_run_block(job, methods, lo, min(lo + job.block, stop)), job.worst)
     return out
 
 
@@ -338,17 +425,22 @@ def _ranges_text(ranges: Sequence[tuple[int, int]]) -> str:
     return ", ".join(f"0x{lo:08x}..0x{hi - 1:08x}" for lo, hi in ranges)
 
 
-def report(job: Job, state: Partial, seconds: float) -> dict[str, Any]:
-    """The JSON of ``ulplab analyze`` (per method: the 16-bit sweeps' statistics)."""
+def report(job: Job, state: Partial, seconds: float, swept: int | None = None
+           ) -> dict[str, Any]:
+    """The JSON of ``ulplab analyze`` (per method: the 16-bit sweeps' statistics). ``swept``:
+    the inputs swept in these ``seconds`` (fewer than ``state.inputs`` when a checkpoint held
+    the rest; those are reported as ``resumed_inputs``)."""
     spec = get_function(job.function)
     policy = get_policy(job.denormals)
+    swept = state.inputs if swept is None else swept
     return {
         "function": job.function, "format": "float32", "rounding": job.rounding,
         "output_rounding": "nearest-even", "denormals": policy.name,
         "inputs": _ranges_text(job.ranges), "input_count": state.inputs,
         "oracle": {"arb_evaluations": state.arb, "fast_path": state.inputs - state.arb},
         "seconds": round(seconds, 3),
-        "inputs_per_second": round(state.inputs / seconds) if seconds > 0 else None,
+        "inputs_per_second": round(swept / seconds) if seconds > 0 else None,
+        "resumed_inputs": state.inputs - swept,
         "ulp_ordinal": "flush-to-zero" if policy.ftz else "ieee",
         "regions": [{"name": n, "lo": lo, "hi": hi} for n, lo, hi in spec.regions],
         "methods": [{"method": name, **method_stats(m, job.worst),
@@ -427,10 +519,13 @@ def _on_dask(job: Job, todo: list[tuple[int, int]], done: ChunkDone, scheduler: 
         # glibc's adaptive mmap threshold: every temporary array of a chunk is then a fresh
         # mmap, and NumPy runs ~10x slower (measured: a loop of array ops, 0.08 s CPU here,
         # 0.79 s in such a worker). The job's own cluster keeps glibc's defaults.
+        # Without a dashboard the scheduler still serves /health and /metrics, by default on
+        # port 8787, and warns when another cluster holds it: a free port on 127.0.0.1 instead.
         with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_":
                               None}):
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, host="127.0.0.1")
+                                   dashboard_address="127.0.0.1:0",
+                                   scheduler_kwargs={"dashboard": False}, host="127.0.0.1")
         client = Client(cluster)
     try:
         futures = [client.submit(run_chunk, job, s, e, pure=False) for s, e in todo]
@@ -491,7 +586,7 @@ def run_job(job: Job, workers: int | None = None, scheduler: str | None = None,
                 _in_process(job, todo, done)
             else:
                 _on_dask(job, todo, done, scheduler, workers)
-    out = report(job, state, time.perf_counter() - t0)
+    out = report(job, state, time.perf_counter() - t0, fresh)
     if job.dump_above is not None and dump_path is not None:
         from ulplab.report import write_text
 
@@ -523,6 +618,6 @@ def float32_bit_ranges(lo: float, hi: float) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(out))
 
 
-__all__ = ["ALL", "Job", "MethodPartial", "Partial", "dump_lines", "float32_bit_ranges",
+__all__ = ["ALL", "BLOCK", "Job", "MethodPartial", "Partial", "dump_lines", "float32_bit_ranges",
            "load_checkpoint", "method_stats", "report", "resolve_method", "run_chunk", "run_job",
            "save_checkpoint"]
