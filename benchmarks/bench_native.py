@@ -6,7 +6,10 @@ Single thread, 2^24 float32 inputs per function (ranges as benchmarks/bench_kern
 for exp, log-uniform [1e-30, 1e30] for log, [-100, 100] for sin/cos, [-8, 8] for the
 activations), median of ``--runs`` timed calls after one warm-up, every column measured in the
 same run on the same array, each call writing a fresh output array. Columns:
-* det: the compiled det kernel (``ulplab.export.native``, the chosen build variant);
+* det: the compiled det kernel (``ulplab.export.native``, the chosen build variant), its
+  round-to-odd entry point;
+* det32: its correctly rounded float32 entry point (``rounding="float32"``: nearest rounding and
+  the exception table), what a float32 user calls; the ratios are det32's ("-" without a table);
 * glibc: a C loop calling glibc's float function per element (expf, logf, sinf, cosf, tanhf; the
   activations as their textbook float formula over expf/erff), built with the same compiler and
   flags as det (-O3 -ffp-contract=off and the variant's -march) and called the same way;
@@ -77,11 +80,14 @@ def main() -> None:
               "sin": rng.uniform(-100, 100, n), "cos": rng.uniform(-100, 100, n)}
     act = rng.uniform(-8, 8, n)
     print(f"n = {n}, variant {variant}, flags {' '.join(flags)}; Melem/s (median of {args.runs})")
-    print(f"{'function':<9} {'det':>8} {'glibc':>8} {'numpy':>8} {'det/glibc time':>15} "
-          f"{'det/numpy time':>15}")
+    from ulplab.export import has_float32
+
+    print(f"{'function':<9} {'det':>6} {'det32':>6} {'glibc':>6} {'numpy':>6} "
+          f"{'det32/glibc time':>17} {'det32/numpy time':>17}")
     for func in GLIBC:
         x = ranges.get(func, act).astype(np.float32)
         det = native.kernel(func, variant)
+        det32 = native.kernel(func, variant, "float32") if has_float32(func) else None
         peer = getattr(lib, f"peer_{func}")
 
         def glibc(x: np.ndarray, peer=peer) -> np.ndarray:
@@ -92,10 +98,11 @@ def main() -> None:
 
         with np.errstate(all="ignore"):
             t_det = median_seconds(det, x, runs=args.runs)
+            t_32 = median_seconds(det32, x, runs=args.runs) if det32 else float("nan")
             t_glibc = median_seconds(glibc, x, runs=args.runs)
             t_np = median_seconds(NUMPY[func], x, runs=args.runs)
-        print(f"{func:<9} {n / t_det / 1e6:8.0f} {n / t_glibc / 1e6:8.0f} {n / t_np / 1e6:8.0f} "
-              f"{t_det / t_glibc:15.2f} {t_det / t_np:15.2f}", flush=True)
+        print(f"{func:<9} {n / t_det / 1e6:6.0f} {n / t_32 / 1e6:6.0f} {n / t_glibc / 1e6:6.0f} "
+              f"{n / t_np / 1e6:6.0f} {t_32 / t_glibc:17.2f} {t_32 / t_np:17.2f}", flush=True)
 
     bfloat16_torch(n, args.runs)
 
