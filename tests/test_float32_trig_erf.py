@@ -70,7 +70,7 @@ THRESHOLDS = {  # encodings where the kernel changes path or a special value sta
 }
 
 SCAN = {  # (undecided, exceptions) of the scans over all 2^32 inputs (module docstrings)
-    "sin": (8786, 90), "cos": (8834, 74), "expm1": (951, 13),
+    "sin": (8786, 90), "cos": (8834, 74), "expm1": (951, 13), "erf": (2483814, 12),
 }
 
 
@@ -275,3 +275,15 @@ def test_gelu_grad_zero_window_constants_regenerate() -> None:
     assert fitted["X0"] == [float(kgg.X0_HI), float(kgg.X0_LO), float(kgg.X0_LO2)]
     assert fitted["ZERO_HI"] == [float(v) for v in kgg.ZERO_HI]
     assert fitted["ZERO_LO"] == [float(v) for v in kgg.ZERO_LO]
+
+
+def test_sincos_in_nearest_mode_equals_sin_and_cos() -> None:
+    """sincos shares steps 1 to 5 and the per-mode tiny rules with sin and cos."""
+    rng = np.random.default_rng(12)
+    b = np.concatenate([rng.integers(0, 2**32, 50_000, dtype=np.uint64).astype(u32),
+                        _around(THRESHOLDS["sin"], 50)])
+    x = b.view(f32)
+    with np.errstate(all="ignore"), rounding("nearest"):
+        s, c = ktrig.sincos(x)
+        assert np.array_equal(s.view(u32), ktrig.sin(x).view(u32))
+        assert np.array_equal(c.view(u32), ktrig.cos(x).view(u32))
