@@ -31,6 +31,7 @@ The bound of each function, in units of u = 2^-53 relative to |delta| unless sai
     function   form (float64)                                        err before SAFETY
     exp        |x|<1/2: 1 + expm1(x); else exp(x)                    L
     exp2       |x|<1/2: 1 + expm1(x ln2); else exp2(x)               L + 4
+    expm1      expm1(x) (anchor 0: no cancellation)                  L
     log, log2  1/2<x<3/2: log1p(x-1) [/ln2]; else log(x), log2(x)    L + 2
     sin        |x|<2^-12: x - x^3/6 (truncation x^2/20 rel); sin(x)  L (+ truncation)
     cos        |x|<1/2: 1 - 2 sin^2(x/2); else cos(x)                2L + 4
@@ -271,6 +272,13 @@ def _exp2(x: np.ndarray) -> Form:
     return f
 
 
+def _expm1(x: np.ndarray) -> Form:
+    f = _form(x.size)
+    # beyond x = 700 both e^x - 1 and e^700 - 1 are far above float32's range: they round alike
+    _put(f, slice(None), 0.0, np.expm1(np.minimum(x, 700.0)), LIBM_ULPS, _sgn(x))
+    return f
+
+
 def _log_form(x: np.ndarray, scale: float, far: Callable[[np.ndarray], np.ndarray]) -> Form:
     f = _form(x.size)
     m, other = _split((x > 0.5) & (x < 1.5))  # x - 1 exact
@@ -429,6 +437,7 @@ FAST_FORMS: dict[str, Callable[[np.ndarray], Form]] = {
     "tanh": _tanh,
     "exp": _exp,
     "exp2": _exp2,
+    "expm1": _expm1,
     "log": _log,
     "log2": _log2,
     "sin": _sin,
