@@ -52,16 +52,25 @@ def test_every_narrow_input_same_bits_in_numpy_torch_jax(func, fmt):
         assert np.array_equal(bits(got_j), bits(want))
 
 
+@pytest.mark.parametrize("rounding", det.ROUNDINGS)
 @pytest.mark.parametrize("func", det.FUNCTIONS)
-def test_float32_same_bits_in_numpy_torch_jax(func):
+def test_float32_same_bits_in_numpy_torch_jax(func, rounding):
     rng = np.random.default_rng(11)
     x = rng.integers(0, 2**32, 1 << 16, dtype=np.uint64).astype(np.uint32).view(np.float32)
     with np.errstate(all="ignore"):
-        want = bits(det_kernel(func)(x))
-    assert np.array_equal(bits(det.apply(func, x)), want)
-    assert np.array_equal(bits(det.apply(func, torch.from_numpy(x.copy()))), want)
-    assert np.array_equal(bits(det.apply(func, jnp.asarray(x))), want)
-    assert np.array_equal(bits(jax.jit(lambda v: det.apply(func, v))(jnp.asarray(x))), want)
+        want = bits(det_kernel(func, rounding)(x))
+    r = rounding
+    assert np.array_equal(bits(det.apply(func, x, r)), want)
+    assert np.array_equal(bits(det.apply(func, torch.from_numpy(x.copy()), r)), want)
+    assert np.array_equal(bits(det.apply(func, jnp.asarray(x), r)), want)
+    assert np.array_equal(bits(jax.jit(lambda v: det.apply(func, v, r))(jnp.asarray(x))), want)
+
+
+def test_float32_default_is_correctly_rounded():
+    x = np.array([1.0, -105.0], np.float32)  # exp(1) and an underflow to +0
+    assert bits(det.exp(x)).tolist() == [0x402DF854, 0]
+    assert bits(det.exp(x, rounding="odd")).tolist() == [0x402DF855, 1]
+    assert bits(det.tanh(np.array([10.0], np.float32))).tolist() == [0x3F800000]
 
 
 def test_shape_type_and_layout_are_kept():

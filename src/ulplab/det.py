@@ -6,11 +6,13 @@ array, a PyTorch tensor or a JAX array of float32, bfloat16, float16, float8_e4m
 float8_e5m2 and return the same kind of object, dtype and shape (``sincos``: a
 pair). The bits do not depend on the framework, the device, the thread count or the build.
 
-* float32: ``rounding="odd"`` (the default) gives the det kernel's float32 result, rounded to odd
-  (what a narrower format rounds from without double rounding); the kernel runs compiled
-  (``ulplab.export.native``), or as ulplab's NumPy kernel where there is no C compiler (same
-  bits). ``rounding="float32"`` is reserved for a correctly rounded float32 entry point that
-  ulplab does not ship yet: asking for it is a UsageError.
+* float32: ``rounding="float32"`` (the default) gives the correctly rounded float32 result
+  (nearest-even) on every input: the kernel's double-float result rounded to nearest, and for the
+  few inputs where that rounding is within the kernel's error bound of a midpoint a table found
+  over all 2^32 inputs (``ulplab.kernels.exceptions``). ``rounding="odd"`` gives the float32
+  round-to-odd (faithful; what a narrower format rounds from without double rounding). Both run
+  compiled (``ulplab.export.native``), or as ulplab's NumPy kernel where there is no C compiler
+  (same bits).
 * bfloat16, float16, fp8: an exact lookup. A table of the kernel's result for every one of the
   2^16 (2^8) inputs, rounded to the format (nearest-even, from the round-to-odd float32), built
   from the kernel's own outputs on first use and cached on disk (``ulplab.oracle.cache``: atomic
@@ -155,7 +157,7 @@ def _jax(func: str, x: Any, rounding: str) -> Any:
                                         x.dtype)
 
 
-def apply(func: str, x: Any, rounding: str = "odd") -> Any:
+def apply(func: str, x: Any, rounding: str = "float32") -> Any:
     """``func``'s det kernel on ``x`` (NumPy array, PyTorch tensor or JAX array)."""
     _check(func, rounding)
     torch = sys.modules.get("torch")
@@ -172,7 +174,7 @@ def apply(func: str, x: Any, rounding: str = "odd") -> Any:
 
 
 def _make(func: str) -> Callable[..., Any]:
-    def fn(x: Any, rounding: str = "odd") -> Any:
+    def fn(x: Any, rounding: str = "float32") -> Any:
         return apply(func, x, rounding)
 
     fn.__name__ = fn.__qualname__ = func
@@ -210,7 +212,7 @@ def softmax(x: Any) -> Any:
     return run(x)
 
 
-def sincos(x: Any, rounding: str = "odd") -> tuple[Any, Any]:
+def sincos(x: Any, rounding: str = "float32") -> tuple[Any, Any]:
     """(det sin(x), det cos(x)): the bits of ``sin`` and ``cos``."""
     return apply("sin", x, rounding), apply("cos", x, rounding)
 

@@ -6,8 +6,8 @@ nearest-even:
 1. Flush: an input of magnitude below 2^-126 (a subnormal) becomes +0. (XLA on CPU treats
    subnormals as zero; flushing them first makes every backend see the same numbers.)
 2. m = max_i x_i (a NaN anywhere makes m NaN; exact, so the order does not matter).
-3. d_i = x_i - m, flushed as in 1; e_i = det exp(d_i) (ulplab's det kernel, bit-identical in every
-   backend), flushed as in 1.
+3. d_i = x_i - m, flushed as in 1; e_i = det exp(d_i) (its round-to-odd entry point,
+   bit-identical in every backend), flushed as in 1.
 4. s = the pairwise sum of e by index: the row is padded with +0 to the next power of two P and
    summed in log2(P) levels, level by level e'_j = e_2j + e_2j+1. The tree depends on n only, not
    on threads, vector width or backend.
@@ -82,7 +82,7 @@ def softmax_torch(x: Any) -> Any:
     m = torch.where(torch.isnan(x).any(dim=-1, keepdim=True), torch.nan, m)
     d = x - m
     d = torch.where(d.abs() < float(TINY), zero, d)
-    e = det.apply("exp", d)
+    e = det.apply("exp", d, "odd")
     e = torch.where(e < float(TINY), zero, e)
     n = x.shape[-1]
     pad = torch.zeros((*x.shape[:-1], (1 << _levels(n)) - n), dtype=torch.float32)
@@ -110,7 +110,7 @@ def softmax_jax(x: Any) -> Any:
     m = jnp.max(x, axis=-1, keepdims=True)
     d = x - m
     d = jnp.where(jnp.abs(d) < tiny, zero, d)
-    e = det.apply("exp", d)
+    e = det.apply("exp", d, "odd")
     e = jnp.where(e < tiny, zero, e)
     n = x.shape[-1]
     acc = jnp.concatenate([e, jnp.zeros((*x.shape[:-1], (1 << _levels(n)) - n), jnp.float32)],
