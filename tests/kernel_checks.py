@@ -84,3 +84,31 @@ def directed_mismatches(method: object, fmt: str, mode: str) -> np.ndarray:
         x32 = to_values(out.x_bits, fmt_).astype(f32)
     overflow = np.isinf(method(x32)) & np.isfinite(x32)
     return out.x_bits[(out.got != out.expected) & ~overflow]
+
+
+def float32_entry(function: str, compiled: bool = True) -> Callable:
+    """The correctly rounded float32 entry point: compiled when there is a C compiler (the
+    same bits as the NumPy kernel, held by the golden hashes), else ulplab's NumPy kernel."""
+    from ulplab.export import det_kernel, load
+
+    if compiled:
+        try:
+            return load(function, "c", "float32")
+        except RuntimeError:  # no C compiler, or this CPU cannot run the build
+            pass
+    return det_kernel(function, "float32")
+
+
+def assert_correctly_rounded32(function: str, b: np.ndarray, compiled: bool = False) -> None:
+    """The float32 entry point gives the correctly rounded float32 f(x) (bits) for every
+    input encoding in ``b``."""
+    from ulplab.oracle.fast32 import correctly_rounded32
+
+    b = np.asarray(b).astype(np.uint32)
+    x = b.view(f32)
+    with np.errstate(all="ignore"):
+        got = float32_entry(function, compiled)(x).view(np.uint32)
+    want, _ = correctly_rounded32(function, x)
+    bad = np.flatnonzero(got != want)
+    assert bad.size == 0, (function, bad.size,
+                           [(hex(b[i]), hex(got[i]), hex(want[i])) for i in bad[:6]])

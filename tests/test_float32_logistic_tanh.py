@@ -7,7 +7,8 @@ random bit patterns and on the exception inputs themselves; special values per r
 import numpy as np
 import pytest
 
-from ulplab.export import det_kernel, load
+from kernel_checks import assert_correctly_rounded32
+from ulplab.export import det_kernel
 from ulplab.kernels import exceptions
 from ulplab.oracle.fast32 import correctly_rounded32
 
@@ -75,22 +76,9 @@ SUBNORMAL_RESULTS = {
 }
 
 
-def _kernel(func: str):
-    try:
-        return load(func, "c", "float32")
-    except RuntimeError:  # no C compiler or this CPU cannot run the build
-        return det_kernel(func, "float32")
 
-
-def _check(func: str, bits: np.ndarray, kernel=None) -> None:
-    bits = np.unique(bits.astype(u32))
-    x = bits.view(f32)
-    with np.errstate(all="ignore"):
-        got = (kernel or _kernel(func))(x).view(u32)
-    want, _ = correctly_rounded32(func, x)
-    bad = np.flatnonzero(got != want)
-    assert bad.size == 0, (func, bad.size, [(hex(bits[i]), hex(got[i]), hex(want[i]))
-                                            for i in bad[:6]])
+def _check(func: str, bits: np.ndarray) -> None:
+    assert_correctly_rounded32(func, np.unique(bits.astype(u32)), compiled=True)
 
 
 def _around(bits: int, n: int = 2000) -> np.ndarray:
@@ -132,14 +120,6 @@ def test_subnormal_results(func: str) -> None:
 def test_few_bit_hard_cases(func: str) -> None:
     _check(func, _few_bit_inputs())
 
-
-@pytest.mark.parametrize("func", FUNCS)
-def test_a_million_random_patterns_and_the_exceptions(func: str) -> None:
-    t = exceptions.table(func)
-    assert t is not None, f"no exception table: python -m ulplab.analysis.cr_scan {func}"
-    rng = np.random.default_rng(2027)
-    rand = rng.integers(0, 2**32, 10**6, dtype=np.uint64).astype(u32)
-    _check(func, np.concatenate([rand, t.keys, t.keys + u32(1), t.keys - u32(1)]))
 
 
 @pytest.mark.parametrize("func", FUNCS)

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kernel_checks import assert_correctly_rounded32
 from ulplab.export import det_kernel, has_float32, load
 from ulplab.kernels import core, exceptions
 from ulplab.methods import all_methods
-from ulplab.oracle.fast32 import correctly_rounded32
 
 f32 = np.float32
 DET = sorted(m.function for m in all_methods() if m.name == "det")
@@ -115,6 +115,26 @@ def test_cuckoo_holds_every_key_and_nothing_else() -> None:
             assert np.array_equal(np.where(hit1, sv[i1], sv[i2]), expect)
 
 
+def test_every_det_kernel_has_its_table() -> None:
+    """The float32 entry point exists for every det kernel (a new kernel needs its scan)."""
+    assert WITH_TABLE == DET, [f"python -m ulplab.analysis.cr_scan {f}" for f in DET
+                               if f not in WITH_TABLE]
+
+
+@pytest.mark.parametrize("func", WITH_TABLE)
+def test_float32_golden_hash(func: str) -> None:
+    """The float32 entry's bits on the golden inputs are the recorded ones
+    (src/ulplab/kernels/golden_float32.json, written by ``ulplab.export.write_golden``)."""
+    import json
+    from importlib import resources
+
+    from ulplab.export import golden_hash
+
+    golden = json.loads(resources.files("ulplab.kernels").joinpath("golden_float32.json")
+                        .read_text())
+    assert golden_hash(func, rounding="float32") == golden[func]
+
+
 @pytest.mark.parametrize("func", WITH_TABLE)
 def test_table_is_for_this_kernel(func: str) -> None:
     """A kernel changed after its scan has a stale table: rerun the scan."""
@@ -127,21 +147,14 @@ def test_table_is_for_this_kernel(func: str) -> None:
 
 @pytest.mark.parametrize("func", WITH_TABLE)
 def test_correctly_rounded_on_random_and_exceptional_inputs(func: str) -> None:
+    """10^6 random bit patterns (the compiled entry point) and every exception input with its
+    two neighbours (where the table must not apply), against the oracle."""
     rng = np.random.default_rng(2026)
     t = exceptions.table(func)
     assert t is not None
-    b = np.concatenate([rng.integers(0, 2**32, 10**6, dtype=np.uint64).astype(np.uint32),
-                        t.keys, t.keys + np.uint32(1), t.keys - np.uint32(1)])
-    x = b.view(f32)
-    try:
-        kernel = load(func, "c", "float32")
-    except RuntimeError:
-        kernel = det_kernel(func, "float32")
-    with np.errstate(all="ignore"):
-        got = kernel(x).view(np.uint32)
-    want, _ = correctly_rounded32(func, x)
-    bad = np.flatnonzero(got != want)
-    assert bad.size == 0, [(hex(b[i]), hex(got[i]), hex(want[i])) for i in bad[:6]]
+    assert_correctly_rounded32(func, rng.integers(0, 2**32, 10**6, dtype=np.uint64), True)
+    assert_correctly_rounded32(func, np.concatenate([t.keys, t.keys + np.uint32(1),
+                                                     t.keys - np.uint32(1)]))
 
 
 @pytest.mark.parametrize("func", WITH_TABLE)
