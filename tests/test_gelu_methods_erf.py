@@ -71,14 +71,15 @@ def test_blend_weights(coeffs):
 
 
 def test_blend_is_core_and_tail_at_the_window_ends():
-    m = get_method("gelu", "E4v2 Wide")
-    a, b = blend_e4.E4V2_WINDOW
-    x = np.array([a, b, a - 0.5, b + 0.5], dtype=f32)
-    y = m(x)
-    tl = tail.asymptotic_tail(x)
-    core = x * blend_e4.erf_b3.phi_b3(x)
-    assert y[0] == tl[0] and y[2] == tl[2]
-    assert y[1] == core[1] and y[3] == core[3]
+    for name in ("E4v2 Wide", "E4v2 Wide (improved)"):  # the seed's pieces, the improved ones
+        m = get_method("gelu", name)
+        a, b = blend_e4.E4V2_WINDOW
+        x = np.array([a, b, a - 0.5, b + 0.5], dtype=f32)
+        y = m(x)
+        tl = tail.asymptotic_tail(x, m.params)
+        core = x * blend_e4.erf_b3.phi_b3(x, m.params)
+        assert y[0] == tl[0] and y[2] == tl[2]
+        assert y[1] == core[1] and y[3] == core[3]
 
 
 def test_quadrature_rules():

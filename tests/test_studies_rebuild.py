@@ -40,7 +40,7 @@ def test_coefficient_tuples_and_rebuild():
     for m in methods_for("gelu"):
         if m.family not in ("baseline", "deterministic"):
             assert m.params is not None and m.build is not None, m.name
-    c = find_tuple("R4 Pure: TANH_P")
+    c = find_tuple("R4 Pure (improved): TANH_P")
     fmt = get_format("float16")
     base = got_bits(c.method, fmt)
     moved = c.rebuilt([v * 1.125 for v in c.values])
@@ -97,7 +97,7 @@ def test_sensitivity_default_moves_a_max():
     assert a1["base"]["max_ulp"] == 5
     # measured: moving q3..q6 by 4 or 16 float32 ulps raises A1 Pure's max by 1 or 2
     assert max(c["worst_delta_max"] for c in a1["coefficients"]) == 2
-    assert {c["worst_delta_max"] for c in rows["R4 Pure: TANH_P"]["coefficients"]} == {0}
+    assert {c["worst_delta_max"] for c in rows["R4 Pure (improved): TANH_P"]["coefficients"]} == {0}
 
 
 def test_op_counts_are_traced():
