@@ -53,7 +53,7 @@ def test_cf_truncation_is_below_float32_rounding():
 
 def test_cf_phi_values():
     x = np.array([0.0, -0.5, -2.0, -2.5, 2.5, -8.0], dtype=f32)
-    got = cf_f3.phi_cf(x, get_method("gelu", "F3 Pure").params).astype(np.float64)
+    got = cf_f3.phi_cf(x, get_method("gelu", "F3 Pure (improved)").params).astype(np.float64)
     exact = [float(tail.phi_cdf_exact(float(v))) for v in x]
     assert got[0] == 0.5
     # x = -2 uses 1/2 - erf/2: Phi(-2) = 0.023, about 5 bits of cancellation
