@@ -108,7 +108,8 @@ def test_op_counts_are_traced():
     assert tt.ops["fma"] == 15  # the source's 15 SFPMADs
     plain = tt.rebuild(SCHEME="horner").ops
     assert "fma" not in plain and plain["mul"] == 15 and plain["add"] == 15
-    f3 = get_method("gelu", "F3 Pure (improved)")  # both continued fractions, the tail's 1/x^2, and Phi
+    # both continued fractions, the tail's 1/x^2, and Phi
+    f3 = get_method("gelu", "F3 Pure (improved)")
     n = f3.params.N_ERF + f3.params.N_ERFC
     assert f3.ops["div"] == n + 2
     assert f3.rebuild(N_ERF=4).ops["div"] == n - 8 + 2
