@@ -39,7 +39,7 @@ def test_good_methods_follow_gelu_closely():
 @pytest.mark.parametrize(("name", "tol"), [
     ("F3 Pure (improved)", 2e-5), ("F2 Quadrature", 2e-5), ("C1 Pure (improved)", 1.1e-3),
     ("E4 Hermite (improved)", 1e-3), ("E4v3 Quintic (improved)", 1e-3),
-    ("E4v2 Wide (improved)", 1.2e-3), ("B4 Rational", 5e-5), ("D3 LUT+Corr", 1.7e-3),
+    ("E4v2 Wide (improved)", 1.2e-3), ("B4 Rational (improved)", 5e-5), ("D3 LUT+Corr", 1.7e-3),
 ])
 def test_accurate_methods_follow_gelu(name, tol):
     x = np.linspace(-13.0, 6.0, 3001, dtype=f32)
@@ -54,7 +54,7 @@ def test_known_values():
     expected = [-0.15865525393145707, 0.8413447460685429, -0.004049694008704063,
                 1.9544997361036416]
     for name in ("F3 Pure (improved)", "F2 Quadrature", "C1 Pure (improved)",
-                 "E4 Hermite (improved)", "B4 Rational", "D3 LUT+Corr",
+                 "E4 Hermite (improved)", "B4 Rational (improved)", "D3 LUT+Corr",
                  "D4 Non-uniform (improved)"):
         y = get_method("gelu", name)(x)
         np.testing.assert_allclose(y, expected, rtol=2e-5)
@@ -70,7 +70,8 @@ def test_accurate_cores_follow_gelu():
     x = x[x != 0]
     # R2: minimax rational 1.3e-5, plus the float32 cancellation in 1/2 + x P/Q near -3.5
     # (2^-25 absolute against Phi = 2.3e-4); C2: 3.5e-3; R3: 16 segments an octave
-    for name, tol in (("R2 Rational", 5e-4), ("C2 Piecewise", 4e-3), ("R3 PWL (improved)", 3e-2)):
+    for name, tol in (("R2 Rational (improved)", 5e-4), ("C2 Piecewise", 4e-3),
+                      ("R3 PWL (improved)", 3e-2)):
         assert _rel_err(name, x).max() < tol, name
     xh = x[x > -2.5]  # H3: the tanh form's own error, up to 3e-2 at -2.5
     assert _rel_err("H3 Pure (improved)", xh).max() < 0.05
