@@ -79,9 +79,11 @@ def test_special_values(method):
 # E9's coefficients are bfloat16: its constant term is 0x1.f2p-1, not 1, so tiny inputs give
 # 0.486 x (a 2.7% bias its module documents and its registered claims include)
 # The seed's R3 PWL draws its first segments through (0, 0) and (+-0.5, GELU(+-0.5)): tiny x
-# gives 0.6915 x (x > 0) and 0.3085 x (x < 0), the 38% error of its near_zero region
-@pytest.mark.parametrize("method", [m for m in RESEARCH if m.family != "tenstorrent"
-                                    and m.name not in ("E9 Remez BF16", "R3 PWL")], ids=_ids)
+# gives 0.6915 x (x > 0) and 0.3085 x (x < 0), the 38% error of its near_zero region; the seed's
+# F2 has Phi(0) = 0.499125 from its 8 quadrature nodes (both tested below)
+@pytest.mark.parametrize("method", [m for m in RESEARCH if m.family != "tenstorrent" and m.name
+                                    not in ("E9 Remez BF16", "R3 PWL", "F2 Quadrature")],
+                         ids=_ids)
 def test_subnormal_inputs_give_half_of_x(method):
     x = np.array([TINY, -TINY, 2 * TINY, 1e-39, -1e-39, 1e-20, -1e-20], dtype=f32)
     y = method(x)
@@ -96,6 +98,17 @@ def test_seed_r3_is_its_first_segment_near_zero():
     g = float(tail.gelu_exact(0.5)) / 0.5, float(tail.gelu_exact(-0.5)) / -0.5
     np.testing.assert_allclose(y, [g[0] * 1e-20, -g[1] * 1e-20, g[0] * float(f32(1e-39))],
                                rtol=2e-6)
+
+
+def test_seed_f2_phi_at_zero_is_its_quadrature_sum():
+    from ulplab.methods.gelu import quadrature_f2 as f2
+
+    d, v = f2.SEED_GL_D.astype(np.float64), f2.SEED_GL_V.astype(np.float64)
+    phi0 = float(np.sum(v * np.exp(-0.5 * d * d)) / math.sqrt(2 * math.pi))
+    assert abs(phi0 - 0.499125) < 1e-6  # 8 nodes: 0.18% below 1/2
+    y = get_method("gelu", "F2 Quadrature")(np.array([1e-20, -1e-20], dtype=f32))
+    # within the seed's fast exp's relative error (7.5e-5, tail.SEED_EXP2's fit)
+    np.testing.assert_allclose(y.astype(np.float64), [phi0 * 1e-20, -phi0 * 1e-20], rtol=7.5e-5)
 
 
 # --- tables, coefficients and the shared exp -----------------------------------------------------
