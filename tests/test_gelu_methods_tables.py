@@ -35,14 +35,17 @@ def test_spline_knots(spline):
         assert alpha**2 + beta**2 <= 9
 
 
-@pytest.mark.parametrize("spline", [spline_c1.PURE_SPLINE, spline_c1.LUT_SPLINE])
-def test_spline_values_at_knots(spline):
+@pytest.mark.parametrize(("spline", "name"), [(spline_c1.PURE_SPLINE, "C1 Pure (improved)"),
+                                              (spline_c1.LUT_SPLINE, "C1 Spline (improved)")])
+def test_spline_values_at_knots(spline, name):
+    p = get_method("gelu", name).params
+    assert np.array_equal(p.SPLINE_KNOTS, spline.knot_array)  # the method declares its spline
     x = spline.knot_array
-    got = spline.phi_neg(x)
+    got = spline_c1.phi_spline(x, p)
     exact = np.array([float(tail.phi_cdf_exact(float(v))) for v in x], dtype=f32)
     np.testing.assert_array_equal(got, exact)  # t = 0 at the left knot, c0 = Phi rounded once
     assert spline.coeffs[0, 0] == f32(float(tail.phi_cdf_exact(spline.lo)))
-    assert spline.phi(np.zeros(1, f32))[0] == 0.5
+    assert spline_c1.phi_spline(np.zeros(1, f32), p)[0] == 0.5
 
 
 def segment_steps_expected():

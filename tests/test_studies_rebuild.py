@@ -14,20 +14,21 @@ from ulplab.studies.common import got_bits, step_float32
 
 
 def test_quantization_changes_coefficients_and_results():
-    res = STUDIES["quantization"]("bfloat16", methods=["TT Accurate", "R2 Rational",
+    res = STUDIES["quantization"]("bfloat16", methods=["TT Accurate", "R2 Rational (improved)",
                                                         "E4 Hermite"])
+    assert res["storage"] == ["bfloat16", "float16"]  # the registry's 16-bit formats
     rows = {r["tuple"]: r for r in res["tuples"]}
     tt = rows["TT Accurate: TT_ACCURATE_COEFFS"]
     assert tt["storage"]["bfloat16"]["changed"] == 16
     assert tt["storage"]["float16"]["became_zero"] == 1  # c15 = -1.8e-9 underflows
-    r2q = rows["R2 Rational: R2_Q"]["methods"][0]
-    assert r2q["method"] == "R2 Rational"
+    r2q = rows["R2 Rational (improved): R2_Q"]["methods"][0]
+    assert r2q["method"] == "R2 Rational (improved)"
     assert r2q["float32"]["max_ulp"] == 87 and r2q["bfloat16"]["max_ulp"] > 1000
-    assert rows["R2 Rational: ASYMPTOTIC"]["storage"]["bfloat16"]["changed"] == 0
+    assert rows["R2 Rational (improved): ASYMPTOTIC"]["storage"]["bfloat16"]["changed"] == 0
     # the blend polynomial is a parameter like any other (a closure once hid it from the study)
     assert rows["E4 Hermite: BLEND"]["methods"][0]["method"] == "E4 Hermite"
     # the registered method is untouched by the rebuilt ones
-    m = get_method("gelu", "R2 Rational")
+    m = get_method("gelu", "R2 Rational (improved)")
     assert all(isinstance(v, np.float32) for v in m.params.R2_Q)
     assert m.claims["bfloat16"].max_ulp == 87
 

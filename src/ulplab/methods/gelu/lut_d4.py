@@ -163,7 +163,7 @@ register(built(
     "gelu", "D4 Non-uniform (improved)", "lut",
     "Phi from a piecewise-uniform table (seed's breakpoints, power-of-two steps 1/64..1/8 chosen "
     "for 2^-11 relative error, 163 knots), linear interpolation; the seed's tail LUT below -3.5",
-    build_d4, Params({"TABLE": table_param(TABLE), **tail.LUT_PARAMS}),
+    build_d4, Params({"TABLE": table_param(TABLE, of="Phi", at=KNOTS), **tail.LUT_PARAMS}),
     table_bytes=TABLE_BYTES + tail.TAIL_LUT_BYTES,
     claims={"bfloat16": Claim(87, 0.0722), "float16": Claim(190, 0.6017)},
     seed=seed_figures("D4 Non-uniform (improved)"),

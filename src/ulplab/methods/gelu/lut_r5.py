@@ -44,6 +44,7 @@ SEED_R5_TAIL = -3.0  # the seed's R5 Pure: the asymptotic tail below -3
 PHI_TABLE = tail.uniform_table(tail.phi_cdf_exact, R5_LO, R5_STEP, R5_KNOTS)
 R5_HI = R5_LO + R5_STEP * (R5_KNOTS - 1)  # 3.0
 R5_TAIL = -4.25
+R5_KNOT_XS = [R5_LO + R5_STEP * i for i in range(R5_KNOTS)]  # exact binary fractions
 
 
 def phi_r5(x: np.ndarray, p: Params) -> np.ndarray:
@@ -68,7 +69,7 @@ def build_r5(p: Params) -> ArrayFn:
 
 
 def _params(tail_kind: str, tail_start: float, seed_exp: bool = True) -> Params:
-    return Params({"PHI_TABLE": table_param(PHI_TABLE),
+    return Params({"PHI_TABLE": table_param(PHI_TABLE, of="Phi", at=R5_KNOT_XS),
                    **tail.tail_params(tail_kind, seed_exp),
                    "TAIL_START": threshold(tail_start)})
 

@@ -41,6 +41,7 @@ from ulplab.methods.gelu.framing import (
 )
 from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.params import Params
+from ulplab.methods.params import knots as knots_param
 from ulplab.methods.params import table as table_param
 from ulplab.methods.registry import built, register
 
@@ -91,8 +92,9 @@ def fit_c2(edges: tuple[float, ...] = C2_EDGES,
 
 def c2_core(x: np.ndarray, p: Params) -> np.ndarray:
     """x Phi_C2(x): segment by three comparisons, coefficients gathered, one division."""
-    i = ((x >= C2_EDGES[1]).astype(np.int32) + (x >= C2_EDGES[2]).astype(np.int32)
-         + (x >= C2_EDGES[3]).astype(np.int32))
+    e = p.C2_EDGES
+    i = ((x >= e[1]).astype(np.int32) + (x >= e[2]).astype(np.int32)
+         + (x >= e[3]).astype(np.int32))
     c, a1, a2, q1, q2 = (lookup(p.C2_COEFFS[:, k], i) for k in range(5))
     num = fma(a2, x, a1)
     den = fma(fma(q2, x, q1), x, np.full_like(x, 1.0))
@@ -103,7 +105,8 @@ register(built(
     "gelu", "C2 Piecewise", "rational",
     "4 segments of [2/2] rational Phi, minimax relative per segment, edges -2.25/0/1.5; tail LUT",
     make_kernel(c2_core, "lut"),
-    Params({"C2_COEFFS": table_param(C2_COEFFS), **frame_params("lut")}),
+    Params({"C2_COEFFS": table_param(C2_COEFFS), "C2_EDGES": knots_param(C2_EDGES),
+            **frame_params("lut")}),
     table_bytes=C2_COEFFS.nbytes,
     claims=measured((87, 0.0772), (190, 0.9482)),
     seed=seed_figures("C2 Piecewise"),

@@ -120,7 +120,9 @@ def seed_pwl_core(x: np.ndarray, p: Params) -> np.ndarray:
 def seed_r3_params() -> dict[str, Param]:
     """The seed's R3: knots on |x| (SEED_R3_KNOTS) and GELU at +knots and at -knots."""
     pos = np.array([float(tail.gelu_exact(k)) for k in SEED_R3_KNOTS], dtype=np.float32)
-    neg = np.array([float(tail.gelu_exact(-k)) for k in SEED_R3_KNOTS], dtype=np.float32)
+    # GELU(-0) = -0: the entry at the knot -0 keeps the sign (mpmath has no -0)
+    neg = np.array([float(tail.gelu_exact(-k)) if k else -0.0 for k in SEED_R3_KNOTS],
+                   dtype=np.float32)
     return {"KNOTS": knots_param(SEED_R3_KNOTS),
             "KNOT_GELU_POS": table_param(pos, of="GELU", at=SEED_R3_KNOTS),
             "KNOT_GELU_NEG": table_param(neg, of="GELU", at=[-k for k in SEED_R3_KNOTS])}
@@ -159,7 +161,8 @@ register(built(
     "gelu", "R3 PWL (improved)", "pwl",
     "GELU linear between knots 2^e(1+j/16) indexed by exponent and 4 mantissa bits; tail LUT",
     make_kernel(pwl_core, "lut"),
-    Params({"POS_TABLE": table_param(POS_TABLE), "NEG_TABLE": table_param(NEG_TABLE),
+    Params({"POS_TABLE": table_param(POS_TABLE, of="GELU", at=knots()),
+            "NEG_TABLE": table_param(NEG_TABLE, of="GELU", at=[-k for k in knots()]),
             **frame_params("lut")}),
     table_bytes=POS_TABLE.nbytes + NEG_TABLE.nbytes,
     claims=measured((87, 0.0742), (190, 0.7401)),

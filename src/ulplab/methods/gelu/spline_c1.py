@@ -58,7 +58,9 @@ from ulplab.kit import fma, lookup
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.params import Params, threshold
+from ulplab.methods.params import Param, Params, threshold
+from ulplab.methods.params import knots as knots_param
+from ulplab.methods.params import table as table_param
 from ulplab.methods.registry import ArrayFn, Claim, built, register
 
 f32 = np.float32
@@ -132,35 +134,43 @@ class Spline:
         self.columns = tuple(np.ascontiguousarray(self.coeffs[:, j]) for j in range(4))
         self.table_bytes = self.knot_array.nbytes + self.inv_h.nbytes + self.coeffs.nbytes
 
-    def phi_neg(self, s: np.ndarray) -> np.ndarray:
-        """Phi(s) for s <= 0 (s below lo extrapolates the first segment; callers replace it)."""
-        with np.errstate(all="ignore"):
-            idx = np.zeros(s.shape, dtype=np.int32)
-            for k in self.knots[1:-1]:
-                idx += s >= k
-            t = (s - lookup(self.knot_array, idx)) * lookup(self.inv_h, idx)
-            c0, c1, c2, c3 = (lookup(c, idx) for c in self.columns)
-            return fma(t, fma(t, fma(t, c3, c2), c1), c0)  # Horner with FMA
 
-    def phi(self, x: np.ndarray) -> np.ndarray:
-        """Phi(x) on [lo, -lo]: S(-|x|), and 1 - S(-x) for x >= 0."""
-        with np.errstate(all="ignore"):
-            s = self.phi_neg(-np.abs(x))
-            return where32(x < 0.0, s, 1.0 - s)
+def spline_params(spline: Spline) -> dict[str, Param]:
+    """A spline's declared parameters: SPLINE_KNOTS, the segment reciprocals SPLINE_INV_H and
+    the Hermite coefficient columns SPLINE_C0..C3 (C0: Phi at the left knots, C1: h phi there)."""
+    left = spline.knots[:-1]
+    cols = {f"SPLINE_C{j}": table_param(c, of=of, at=left if of else None)
+            for j, (c, of) in enumerate(zip(spline.columns, ("Phi", "h phi", "", ""),
+                                            strict=True))}
+    return {"SPLINE_KNOTS": knots_param(spline.knots), "SPLINE_INV_H": table_param(spline.inv_h),
+            **cols}
+
+
+def phi_spline(x: np.ndarray, p: Params) -> np.ndarray:
+    """Phi(x) on [SPLINE_KNOTS[0], -SPLINE_KNOTS[0]] from the declared spline: S(-|x|) by
+    Horner with FMA in the segment's t, and 1 - S(-x) for x >= 0."""
+    with np.errstate(all="ignore"):
+        s = -np.abs(x)
+        idx = np.zeros(s.shape, dtype=np.int32)
+        for k in p.SPLINE_KNOTS[1:-1]:
+            idx += s >= k
+        t = (s - lookup(p.SPLINE_KNOTS, idx)) * lookup(p.SPLINE_INV_H, idx)
+        c0, c1, c2, c3 = (lookup(p[f"SPLINE_C{j}"], idx) for j in range(4))
+        y = fma(t, fma(t, fma(t, c3, c2), c1), c0)  # Horner with FMA
+        return where32(x < 0.0, y, 1.0 - y)
 
 
 def build_c1(p: Params) -> ArrayFn:
-    """A C1 kernel: x Phi_spline(x) on [lo, -lo), the tail below lo (asymptotic, or the LUT where
-    declared), x + GELU(-x) above -lo. The spline is built from SPLINE_LO (knots placed for it)."""
-    spline = _spline(float(p.SPLINE_LO))
+    """A C1 kernel: x Phi_spline(x) on [lo, -lo), lo = SPLINE_KNOTS[0], the tail below lo
+    (asymptotic, or the LUT where declared), x + GELU(-x) above -lo."""
+    lo = p.SPLINE_KNOTS[0]
     tail_fn = tail.tail_lut if "TAIL_COARSE" in p else tail.asymptotic_tail
 
     def impl(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
-            core = x * spline.phi(x)
-            core = where32(x >= -spline.lo, tail.mirror_positive(x, tail.asymptotic_tail, p),
-                           core)
-            y = tail.with_tail(x, core, spline.lo, tail_fn, p)
+            core = x * phi_spline(x, p)
+            core = where32(x >= -lo, tail.mirror_positive(x, tail.asymptotic_tail, p), core)
+            y = tail.with_tail(x, core, lo, tail_fn, p)
             return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
 
     return impl
@@ -168,13 +178,6 @@ def build_c1(p: Params) -> ArrayFn:
 
 PURE_SPLINE = Spline(C1_PURE_TAIL)
 LUT_SPLINE = Spline(C1_SPLINE_TAIL)
-
-
-def _spline(lo: float) -> Spline:
-    for s in (PURE_SPLINE, LUT_SPLINE):
-        if s.lo == lo:
-            return s
-    return Spline(lo)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -280,7 +283,7 @@ register(built(
     "gelu", "C1 Pure (improved)", "spline",
     "cubic Hermite spline of Phi, 33 greedy dyadic knots on [-4.25, 0] (rel. error 2^-14), "
     "mirrored for x>0; asymptotic tail beyond 4.25",
-    build_c1, Params({"SPLINE_LO": threshold(C1_PURE_TAIL), **tail.PURE_PARAMS}),
+    build_c1, Params({**spline_params(PURE_SPLINE), **tail.PURE_PARAMS}),
     table_bytes=PURE_SPLINE.table_bytes,
     claims={"bfloat16": Claim(1, 0.0021), "float16": Claim(1, 0.0019)},
     seed=seed_figures("C1 Pure (improved)"),
@@ -291,7 +294,7 @@ register(built(
     "gelu", "C1 Spline (improved)", "spline",
     "cubic Hermite spline of Phi, 21 greedy dyadic knots on [-3.5, 0]; the seed's tail LUT "
     "below -3.5",
-    build_c1, Params({"SPLINE_LO": threshold(C1_SPLINE_TAIL), **tail.LUT_PARAMS}),
+    build_c1, Params({**spline_params(LUT_SPLINE), **tail.LUT_PARAMS}),
     table_bytes=LUT_SPLINE.table_bytes + tail.TAIL_LUT_BYTES,
     claims={"bfloat16": Claim(87, 0.0717), "float16": Claim(190, 0.5671)},
     seed=seed_figures("C1 Spline (improved)"),

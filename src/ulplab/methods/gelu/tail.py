@@ -241,8 +241,12 @@ PURE_PARAMS: dict[str, Param] = {"EXP_TAYLOR": coeffs(EXP_TAYLOR),
                                  "ASYMPTOTIC": coeffs(ASYMPTOTIC), "SCHEME": scheme()}
 """exp_neg, gauss_pdf, asymptotic_tail: the exp's Taylor coefficients, the asymptotic series,
 and the evaluation scheme of every polynomial of the method."""
-LUT_PARAMS: dict[str, Param] = {**PURE_PARAMS, "TAIL_COARSE": table_param(TAIL_COARSE),
-                                "TAIL_FINE": table_param(TAIL_FINE)}
+LUT_PARAMS: dict[str, Param] = {
+    **PURE_PARAMS,
+    "TAIL_COARSE": table_param(TAIL_COARSE, of="GELU",
+                               at=[TAIL_LUT_FINE + 0.25 * i for i in range(TAIL_COARSE.size)]),
+    "TAIL_FINE": table_param(TAIL_FINE, of="GELU",
+                             at=[TAIL_LUT_END + 0.0625 * i for i in range(TAIL_FINE.size)])}
 """tail_lut: the asymptotic tail's parameters and the two knot tables."""
 PARAMS = Params(LUT_PARAMS)
 """The pieces' own parameters, used when a caller passes none."""
