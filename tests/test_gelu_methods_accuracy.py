@@ -87,11 +87,11 @@ def test_cores_follow_gelu_to_their_fitted_error():
     for name, tol in (("A1 Poly-9 (improved)", 0.0245), ("A1 Pure (improved)", 0.02),
                       ("A1 Poly-7 (improved)", 0.12), ("E9 Remez BF16 (improved)", 0.045),
                       ("A3 Chebyshev (improved)", 1e-3), ("A4 Cont.Frac (improved)", 8e-4),
-                      ("R1 Poly-9", 0.052), ("E3 Range-Scale", 4e-4)):
+                      ("R1 Poly-9 (improved)", 0.052), ("E3 Range-Scale", 4e-4)):
         assert _rel_err(name, x).max() < tol, name
     # and the minimax errors are reached (the fits are not looser than they need be)
     assert _rel_err("A1 Poly-9 (improved)", x).max() > 0.02
-    assert _rel_err("R1 Poly-9", x).max() > 0.04
+    assert _rel_err("R1 Poly-9 (improved)", x).max() > 0.04
 
 
 def test_known_values_of_polynomial_methods():
