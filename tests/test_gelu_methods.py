@@ -144,9 +144,9 @@ def test_seed_fast_exp_is_its_cubic_times_exponent_bits():
     edge = tail.exp_neg(np.array([np.inf, np.nan, 0.0, 1e30], dtype=f32), p)
     assert edge[0] == 0 and np.isnan(edge[1]) and edge[3] == 0
     assert edge[2] == tail.SEED_EXP2[0]  # 2^0 = P(0): the minimax cubic is 0.99993 there
-    # every seed method with an exp declares it (and so uses it); no improved one does. D3, C2
-    # and E3 are still this project's rebuilds under the seed's names (their modules say why)
-    still_rebuilt = ("D3 LUT+Corr", "C2 Piecewise", "E3 Range-Scale")
+    # every seed method with an exp declares it (and so uses it); no improved one does. D3 and
+    # E3 are still this project's rebuilds under the seed's names (their modules say why)
+    still_rebuilt = ("D3 LUT+Corr", "E3 Range-Scale")
     for m in RESEARCH:
         if (m.params is not None and "EXP_TAYLOR" in m.params and m.seed
                 and m.name not in still_rebuilt):

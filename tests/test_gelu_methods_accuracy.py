@@ -71,7 +71,7 @@ def test_accurate_cores_follow_gelu():
     x = x[x != 0]
     # R2: minimax rational 1.3e-5, plus the float32 cancellation in 1/2 + x P/Q near -3.5
     # (2^-25 absolute against Phi = 2.3e-4); C2: 3.5e-3; R3: 16 segments an octave
-    for name, tol in (("R2 Rational (improved)", 5e-4), ("C2 Piecewise", 4e-3),
+    for name, tol in (("R2 Rational (improved)", 5e-4), ("C2 Piecewise (improved)", 4e-3),
                       ("R3 PWL (improved)", 3e-2)):
         assert _rel_err(name, x).max() < tol, name
     xh = x[x > -2.5]  # H3: the tanh form's own error, up to 3e-2 at -2.5

@@ -86,8 +86,14 @@ def test_c2_coefficients_regenerate_and_half_at_zero():
     assert max(errs) < 3.5e-3
     assert piecewise_c2.C2_COEFFS[1, 0] == 0.5 and piecewise_c2.C2_COEFFS[2, 0] == 0.5
     x = np.array([1e-20, -1e-20], dtype=f32)
-    p = get_method("gelu", "C2 Piecewise").params
+    p = get_method("gelu", "C2 Piecewise (improved)").params
     assert np.array_equal(piecewise_c2.c2_core(x, p), 0.5 * x)
+
+
+def test_seed_c2_coefficients_regenerate():
+    rows, errs = piecewise_c2.fit_c2(piecewise_c2.SEED_C2_EDGES, relative=False)
+    np.testing.assert_array_equal(rows, piecewise_c2.SEED_C2_COEFFS)
+    assert max(errs) < 8.1e-5  # measured 8.05e-5 (outer segments), 2.18e-5 (inner)
 
 
 def test_r2_coefficients_regenerate():
