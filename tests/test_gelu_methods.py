@@ -80,9 +80,11 @@ def test_special_values(method):
 # 0.486 x (a 2.7% bias its module documents and its registered claims include)
 # The seed's R3 PWL draws its first segments through (0, 0) and (+-0.5, GELU(+-0.5)): tiny x
 # gives 0.6915 x (x > 0) and 0.3085 x (x < 0), the 38% error of its near_zero region; the seed's
-# F2 has Phi(0) = 0.499125 from its 8 quadrature nodes (both tested below)
+# F2 has Phi(0) = 0.499125 from its 8 quadrature nodes (both tested below); the seed's C2 has
+# Phi(0+) = 0x1.0002d8p-1 and Phi(0-) = 0x1.fffa50p-2, its free constant terms (tested below)
 @pytest.mark.parametrize("method", [m for m in RESEARCH if m.family != "tenstorrent" and m.name
-                                    not in ("E9 Remez BF16 (improved)", "R3 PWL", "F2 Quadrature")],
+                                    not in ("E9 Remez BF16 (improved)", "R3 PWL",
+                                            "F2 Quadrature", "C2 Piecewise")],
                          ids=_ids)
 def test_subnormal_inputs_give_half_of_x(method):
     x = np.array([TINY, -TINY, 2 * TINY, 1e-39, -1e-39, 1e-20, -1e-20], dtype=f32)
@@ -98,6 +100,14 @@ def test_seed_r3_is_its_first_segment_near_zero():
     g = float(tail.gelu_exact(0.5)) / 0.5, float(tail.gelu_exact(-0.5)) / -0.5
     np.testing.assert_allclose(y, [g[0] * 1e-20, -g[1] * 1e-20, g[0] * float(f32(1e-39))],
                                rtol=2e-6)
+
+
+def test_seed_c2_tiny_inputs_carry_its_constant_terms():
+    from ulplab.methods.gelu import piecewise_c2 as c2
+
+    x = np.array([1e-20, -1e-20], dtype=f32)
+    y = get_method("gelu", "C2 Piecewise")(x)
+    assert np.array_equal(y, x * np.array([c2.SEED_C2_COEFFS[2, 0], c2.SEED_C2_COEFFS[1, 0]]))
 
 
 def test_seed_f2_phi_at_zero_is_its_quadrature_sum():
@@ -144,9 +154,9 @@ def test_seed_fast_exp_is_its_cubic_times_exponent_bits():
     edge = tail.exp_neg(np.array([np.inf, np.nan, 0.0, 1e30], dtype=f32), p)
     assert edge[0] == 0 and np.isnan(edge[1]) and edge[3] == 0
     assert edge[2] == tail.SEED_EXP2[0]  # 2^0 = P(0): the minimax cubic is 0.99993 there
-    # every seed method with an exp declares it (and so uses it); no improved one does. D3 and
-    # E3 are still this project's rebuilds under the seed's names (their modules say why)
-    still_rebuilt = ("D3 LUT+Corr", "E3 Range-Scale")
+    # every seed method with an exp declares it (and so uses it); no improved one does. D3 is
+    # still this project's rebuild under the seed's name (its module says why)
+    still_rebuilt = ("D3 LUT+Corr",)
     for m in RESEARCH:
         if (m.params is not None and "EXP_TAYLOR" in m.params and m.seed
                 and m.name not in still_rebuilt):

@@ -19,7 +19,8 @@ f32 = np.float32
 # E9 (improved)'s bfloat16 constant term is not 1/2
 EXACT_AT_ZERO = ["A1 Pure (improved)", "A1 Poly-9 (improved)", "A1 Poly-7 (improved)",
                  "A3 Chebyshev (improved)", "A4 Cont.Frac (improved)", "R1 Poly-9",
-                 "R1 Poly-9 (improved)", "E3 Range-Scale", "A1 Pure", "A1 Poly-9", "A1 Poly-7",
+                 "R1 Poly-9 (improved)", "E3 Range-Scale", "E3 Range-Scale (improved)",
+                 "A1 Pure", "A1 Poly-9", "A1 Poly-7",
                  "E9 Remez BF16", "A3 Chebyshev", "A4 Cont.Frac"]
 
 
@@ -36,7 +37,7 @@ def test_e9_tiny_inputs_carry_its_constant_term():
 
 
 @pytest.mark.parametrize("name", ["A3 Chebyshev (improved)", "A4 Cont.Frac (improved)",
-                                  "E3 Range-Scale"])
+                                  "E3 Range-Scale (improved)"])
 def test_accurate_cores_exact_in_bfloat16_up_to_one_ulp(name):
     bf = get_format("bfloat16")
     bits = np.arange(1 << 16, dtype=np.uint16)
