@@ -90,7 +90,8 @@ def test_verify_knots_finds_no_mismatch(bf16_study):
     assert all(r["max_ulp"] == 0 and r["mismatch_list"] == [] for r in res["tables"])
     # every other declared table is listed (coefficients, nodes), none silently skipped
     others = {a["array"] for a in res["other_arrays"]}
-    assert {"C2_COEFFS", "GL_A", "TT_FAST_SLOPES"} <= others
+    assert {"C2 Piecewise: C2_COEFFS", "C2 Piecewise (improved): C2_COEFFS", "GL_A",
+            "TT_FAST_SLOPES"} <= others
 
 
 def _with_extra_methods(monkeypatch, module, *extra):
