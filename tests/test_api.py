@@ -46,8 +46,8 @@ def test_guardless_script_on_a_cold_cache(tmp_path):
 def test_method_name_reports_the_sweep_figures():
     """A Report holds exactly sweep.analyze's statistics for the same method."""
     fmt = get_format("bfloat16")
-    r = ulplab.analyze("E9 Remez BF16", "gelu", fmt)
-    ref = sweep_analyze([get_method("gelu", "E9 Remez BF16")], "gelu", fmt,
+    r = ulplab.analyze("E9 Remez BF16 (improved)", "gelu", fmt)
+    ref = sweep_analyze([get_method("gelu", "E9 Remez BF16 (improved)")], "gelu", fmt,
                         progress=False)["methods"][0]
     assert {k: v for k, v in ref.items() if k not in ("method", "seed_max_ulp")} == r.stats
     assert (r.max_ulp, r.count, r.nan_mismatches) == (ref["max_ulp"], ref["count"],

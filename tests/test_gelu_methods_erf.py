@@ -40,7 +40,8 @@ def test_b4_rational_regenerates():
 
 def test_b4_phi_values():
     x = np.array([0.0, -0.5, -1.4, 1.4, -1.5, -5.0], dtype=f32)
-    got = rational_b4.phi_b4(x, get_method("gelu", "B4 Rational").params).astype(np.float64)
+    p = get_method("gelu", "B4 Rational (improved)").params
+    got = rational_b4.phi_b4(x, p).astype(np.float64)
     exact = [float(tail.phi_cdf_exact(float(v))) for v in x]
     assert got[0] == 0.5
     np.testing.assert_allclose(got, exact, rtol=3e-5)
@@ -53,7 +54,7 @@ def test_cf_truncation_is_below_float32_rounding():
 
 def test_cf_phi_values():
     x = np.array([0.0, -0.5, -2.0, -2.5, 2.5, -8.0], dtype=f32)
-    got = cf_f3.phi_cf(x, get_method("gelu", "F3 Pure").params).astype(np.float64)
+    got = cf_f3.phi_cf(x, get_method("gelu", "F3 Pure (improved)").params).astype(np.float64)
     exact = [float(tail.phi_cdf_exact(float(v))) for v in x]
     assert got[0] == 0.5
     # x = -2 uses 1/2 - erf/2: Phi(-2) = 0.023, about 5 bits of cancellation
@@ -71,14 +72,15 @@ def test_blend_weights(coeffs):
 
 
 def test_blend_is_core_and_tail_at_the_window_ends():
-    m = get_method("gelu", "E4v2 Wide")
-    a, b = blend_e4.E4V2_WINDOW
-    x = np.array([a, b, a - 0.5, b + 0.5], dtype=f32)
-    y = m(x)
-    tl = tail.asymptotic_tail(x)
-    core = x * blend_e4.erf_b3.phi_b3(x)
-    assert y[0] == tl[0] and y[2] == tl[2]
-    assert y[1] == core[1] and y[3] == core[3]
+    for name in ("E4v2 Wide", "E4v2 Wide (improved)"):  # the seed's pieces, the improved ones
+        m = get_method("gelu", name)
+        a, b = blend_e4.E4V2_WINDOW
+        x = np.array([a, b, a - 0.5, b + 0.5], dtype=f32)
+        y = m(x)
+        tl = tail.asymptotic_tail(x, m.params)
+        core = x * blend_e4.erf_b3.phi_b3(x, m.params)
+        assert y[0] == tl[0] and y[2] == tl[2]
+        assert y[1] == core[1] and y[3] == core[3]
 
 
 def test_quadrature_rules():
@@ -100,9 +102,9 @@ def test_quadrature_truncation():
 
 def test_quadrature_deep_tail_has_no_overflow():
     x = np.array([-13.5, -20.0, -1e19, -3e19], dtype=f32)
-    y = get_method("gelu", "F2 Quadrature")(x)
+    y = get_method("gelu", "F2 Quadrature (improved)")(x)
     assert y[0] < 0 and y[0] > -1e-38
     assert np.all(y[1:] == 0) and np.all(np.signbit(y))
     exact = float(mpmath.mpf(-13.0) * mpmath.erfc(13 / mpmath.sqrt(2)) / 2)
-    got = float(get_method("gelu", "F2 Quadrature")(np.array([-13.0], dtype=f32))[0])
+    got = float(get_method("gelu", "F2 Quadrature (improved)")(np.array([-13.0], dtype=f32))[0])
     assert abs(got / exact - 1) < 1e-4

@@ -15,8 +15,13 @@ from ulplab.methods import get_method
 from ulplab.methods.gelu import piecewise_c2, poly_a, poly_r1, rangescale_e3, rational_r2, tail
 
 f32 = np.float32
-EXACT_AT_ZERO = ["A1 Pure", "A1 Poly-9", "A1 Poly-7", "A3 Chebyshev", "A4 Cont.Frac",
-                 "R1 Poly-9", "E3 Range-Scale"]  # E9's bfloat16 constant term is not 1/2
+# the seed's A1/E9 (x Q(x), Q(0) = 1/2), A3 (c_0 = 1/2, the other even terms 0) and A4 too;
+# E9 (improved)'s bfloat16 constant term is not 1/2
+EXACT_AT_ZERO = ["A1 Pure (improved)", "A1 Poly-9 (improved)", "A1 Poly-7 (improved)",
+                 "A3 Chebyshev (improved)", "A4 Cont.Frac (improved)", "R1 Poly-9",
+                 "R1 Poly-9 (improved)", "E3 Range-Scale", "E3 Range-Scale (improved)",
+                 "A1 Pure", "A1 Poly-9", "A1 Poly-7",
+                 "E9 Remez BF16", "A3 Chebyshev", "A4 Cont.Frac"]
 
 
 @pytest.mark.parametrize("name", EXACT_AT_ZERO)
@@ -28,10 +33,11 @@ def test_tiny_inputs_give_half(name):
 
 def test_e9_tiny_inputs_carry_its_constant_term():
     x = np.array([1e-20, -1e-20], dtype=f32)
-    assert np.array_equal(get_method("gelu", "E9 Remez BF16")(x), x * poly_a.E9_BF16[0])
+    assert np.array_equal(get_method("gelu", "E9 Remez BF16 (improved)")(x), x * poly_a.E9_BF16[0])
 
 
-@pytest.mark.parametrize("name", ["A3 Chebyshev", "A4 Cont.Frac", "E3 Range-Scale"])
+@pytest.mark.parametrize("name", ["A3 Chebyshev (improved)", "A4 Cont.Frac (improved)",
+                                  "E3 Range-Scale (improved)"])
 def test_accurate_cores_exact_in_bfloat16_up_to_one_ulp(name):
     bf = get_format("bfloat16")
     bits = np.arange(1 << 16, dtype=np.uint16)
@@ -81,8 +87,14 @@ def test_c2_coefficients_regenerate_and_half_at_zero():
     assert max(errs) < 3.5e-3
     assert piecewise_c2.C2_COEFFS[1, 0] == 0.5 and piecewise_c2.C2_COEFFS[2, 0] == 0.5
     x = np.array([1e-20, -1e-20], dtype=f32)
-    p = get_method("gelu", "C2 Piecewise").params
+    p = get_method("gelu", "C2 Piecewise (improved)").params
     assert np.array_equal(piecewise_c2.c2_core(x, p), 0.5 * x)
+
+
+def test_seed_c2_coefficients_regenerate():
+    rows, errs = piecewise_c2.fit_c2(piecewise_c2.SEED_C2_EDGES, relative=False)
+    np.testing.assert_array_equal(rows, piecewise_c2.SEED_C2_COEFFS)
+    assert max(errs) < 8.1e-5  # measured 8.05e-5 (outer segments), 2.18e-5 (inner)
 
 
 def test_r2_coefficients_regenerate():

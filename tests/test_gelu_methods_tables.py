@@ -35,14 +35,17 @@ def test_spline_knots(spline):
         assert alpha**2 + beta**2 <= 9
 
 
-@pytest.mark.parametrize("spline", [spline_c1.PURE_SPLINE, spline_c1.LUT_SPLINE])
-def test_spline_values_at_knots(spline):
+@pytest.mark.parametrize(("spline", "name"), [(spline_c1.PURE_SPLINE, "C1 Pure (improved)"),
+                                              (spline_c1.LUT_SPLINE, "C1 Spline (improved)")])
+def test_spline_values_at_knots(spline, name):
+    p = get_method("gelu", name).params
+    assert np.array_equal(p.SPLINE_KNOTS, spline.knot_array)  # the method declares its spline
     x = spline.knot_array
-    got = spline.phi_neg(x)
+    got = spline_c1.phi_spline(x, p)
     exact = np.array([float(tail.phi_cdf_exact(float(v))) for v in x], dtype=f32)
     np.testing.assert_array_equal(got, exact)  # t = 0 at the left knot, c0 = Phi rounded once
     assert spline.coeffs[0, 0] == f32(float(tail.phi_cdf_exact(spline.lo)))
-    assert spline.phi(np.zeros(1, f32))[0] == 0.5
+    assert spline_c1.phi_spline(np.zeros(1, f32), p)[0] == 0.5
 
 
 def segment_steps_expected():
@@ -64,12 +67,13 @@ def test_d4_table_layout():
 
 def test_d4_interpolation_meets_tolerance():
     x = np.linspace(-3.5, 0.0, 2001, dtype=f32)
-    got = lut_d4.phi_d4(x, get_method("gelu", "D4 Non-uniform").params).astype(np.float64)
+    p = get_method("gelu", "D4 Non-uniform (improved)").params
+    got = lut_d4.phi_d4(x, p).astype(np.float64)
     exact = np.array([float(tail.phi_cdf_exact(float(v))) for v in x])
     assert np.max(np.abs(got / exact - 1)) < lut_d4.LUT_TOL + 1e-6
     # at the knots the table values themselves
     kn = np.array(lut_d4.KNOTS, dtype=f32)
-    p = get_method("gelu", "D4 Non-uniform").params
+    p = get_method("gelu", "D4 Non-uniform (improved)").params
     np.testing.assert_array_equal(lut_d4.phi_d4(kn, p), lut_d4.TABLE)
 
 
@@ -97,11 +101,12 @@ def test_pwl_knots_and_tables():
         assert pwl_r3.NEG_TABLE[i] == f32(float(tail.gelu_exact(-ks[i])))
     # at a knot the interpolation returns the table value itself
     x = np.array([1.0, -1.0, 2.5, -3.125, 0.375], dtype=f32)
-    y = pwl_r3.pwl_core(x, get_method("gelu", "R3 PWL").params)
+    y = pwl_r3.pwl_core(x, get_method("gelu", "R3 PWL (improved)").params)
     assert y[0] == f32(float(tail.gelu_exact(1.0)))
     assert y[1] == f32(float(tail.gelu_exact(-1.0)))
     assert y[2] == f32(float(tail.gelu_exact(2.5)))
     assert y[3] == f32(float(tail.gelu_exact(-3.125)))
     assert y[4] == f32(float(tail.gelu_exact(0.375)))
     small = np.array([2.0**-25, -(2.0**-30)], dtype=f32)
-    assert np.array_equal(pwl_r3.pwl_core(small, get_method("gelu", "R3 PWL").params), 0.5 * small)
+    p = get_method("gelu", "R3 PWL (improved)").params
+    assert np.array_equal(pwl_r3.pwl_core(small, p), 0.5 * small)

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from ulplab.formats import get_format, round_to_format
+from ulplab.formats import EXHAUSTIVE_FORMATS, get_format, round_to_format
 from ulplab.methods import get_method, methods_for
 from ulplab.oracle.table import oracle_table
 from ulplab.studies import RENDERERS, STUDIES, run_study
@@ -59,7 +59,7 @@ def test_diagnose_method_results(diag):
 def test_regression_inputs_and_verdicts():
     res = run_study("regression", "bfloat16")
     assert res["inputs"] >= 50
-    for key in ("saturation", "tail", "lut_r5", "spline_c1", "tt"):
+    for key in ("saturation", "declared thresholds", "declared knots", "table knots"):
         assert res["input_sources"].get(key, 0) > 0, key
     rows = {r["method"]: r for r in res["methods"]}
     for m in methods_for("gelu"):
@@ -71,6 +71,29 @@ def test_regression_inputs_and_verdicts():
                                    r["nonfinite_mismatches"] == 0)
     assert rows["B3 Erf Poly"]["max_ulp"] == 87  # -7.65625 is a tail-LUT knot neighbour
     assert rows["f32-naive"]["failures"] == 1 and not rows["f32-naive"]["passed"]
+
+
+def test_regression_probes_what_a_method_declares(monkeypatch):
+    import dataclasses
+
+    from ulplab.methods import get_method
+    from ulplab.studies import regression
+
+    # a renamed method with knots nobody else has: its own points, under its own name
+    r3 = get_method("gelu", "R3 PWL")
+    ks = (0.0, 0.3125, 1.0, 2.0, 4.0)
+    moved = dataclasses.replace(r3.rebuild(KNOTS=ks), name="R3 moved")
+    assert regression.method_points(moved)["KNOTS"] == ("declared knots", list(ks))
+    before = regression.regression_inputs(BF16)
+    registered = list(methods_for("gelu"))
+    monkeypatch.setattr(regression, "gelu_methods", lambda names=None: [*registered, moved])
+    after = regression.regression_inputs(BF16)
+    p = 0x3EA0  # 0.3125 in bfloat16
+    assert "R3 moved: KNOTS" in after[p] and "R3 moved: KNOTS" not in before.get(p, [])
+    # the tables' knots: every knot of R5's Phi table, with the methods that read it
+    assert "R5 LUT: PHI_TABLE" in after[0xC010]  # -2.25 = -9 + 288 h
+    # and thresholds: the seed's D2 Pure tail at -3
+    assert "D2 Pure: TAIL_START" in after[0xC040]
 
 
 def test_regression_includes_saturation_threshold_neighbours():
@@ -110,7 +133,7 @@ def test_denormal_matches_analyze():
     assert rows["TT Accurate"]["daz"]["subnormal_inputs_max"] == 0
 
 
-@pytest.mark.parametrize("fmt", ["bfloat16", "float8_e4m3fn", "float8_e5m2"])
+@pytest.mark.parametrize("fmt", EXHAUSTIVE_FORMATS)  # every format the registry measures
 def test_sanity_all_checks_pass(fmt):
     res = run_study("sanity", fmt)
     assert res["all_passed"], [c for c in res["checks"] if not c["passed"]]

@@ -76,33 +76,69 @@ def test_calibrate_sees_a_changed_entry():
 def test_verify_knots_finds_no_mismatch(bf16_study):
     res = bf16_study("verify-knots")
     names = {r["table"] for r in res["tables"]}
-    assert {"tail.TAIL_COARSE", "tail.TAIL_FINE", "lut_r5.PHI_TABLE", "lut_d3.TABLE",
-            "lut_d4.TABLE", "pwl_r3.POS_TABLE", "pwl_r3.NEG_TABLE",
-            "spline_c1.PURE_SPLINE c0", "spline_c1.LUT_SPLINE c0"} <= names
+    assert {"TAIL_COARSE", "TAIL_FINE", "PHI_TABLE", "D3 LUT+Corr: TABLE",
+            "D4 Non-uniform (improved): TABLE", "POS_TABLE", "NEG_TABLE", "KNOT_GELU_POS",
+            "C1 Pure (improved): SPLINE_C0", "C1 Pure (improved): SPLINE_C1",
+            "C1 Spline (improved): SPLINE_C0", "EXP2_TABLE", "EXP_VALUES"} <= names
     sizes = {r["table"]: r["entries"] for r in res["tables"]}
-    assert sizes["lut_r5.PHI_TABLE"] == 513 and sizes["lut_d4.TABLE"] == 163
-    assert sizes["pwl_r3.POS_TABLE"] == 417 and sizes["spline_c1.PURE_SPLINE c0"] == 32
+    assert sizes["PHI_TABLE"] == 513 and sizes["D4 Non-uniform (improved): TABLE"] == 163
+    assert sizes["POS_TABLE"] == 417 and sizes["C1 Pure (improved): SPLINE_C0"] == 32
+    rows = {r["table"]: r for r in res["tables"]}
+    assert {"R5 Pure", "R5 Pure (improved)", "R5 LUT"} <= set(rows["PHI_TABLE"]["methods"])
     # every table is built from mpmath and rounded once: all entries are correctly rounded
     assert res["total_mismatches"] == 0
     assert all(r["max_ulp"] == 0 and r["mismatch_list"] == [] for r in res["tables"])
-    # every other float32 array of the GELU modules is accounted for
-    assert all(not a["why"].startswith("NOT CLASSIFIED") for a in res["other_arrays"])
+    # every other declared table is listed (coefficients, nodes), none silently skipped
+    others = {a["array"] for a in res["other_arrays"]}
+    assert {"C2 Piecewise: C2_COEFFS", "C2 Piecewise (improved): C2_COEFFS", "GL_A",
+            "TT_FAST_SLOPES"} <= others
 
 
-def test_verify_knots_lists_a_real_mismatch():
-    from ulplab.methods.gelu import lut_r5
+def _with_extra_methods(monkeypatch, module, *extra):
+    from ulplab.methods import methods_for
 
-    bad = lut_r5.PHI_TABLE.copy()
+    registered = list(methods_for("gelu"))
+    monkeypatch.setattr(module, "gelu_methods", lambda names=None: [*registered, *extra])
+
+
+def test_verify_knots_reads_a_new_or_renamed_methods_tables(monkeypatch):
+    import dataclasses
+
+    from ulplab.methods import get_method
+    from ulplab.studies import verify_knots
+
+    r5 = get_method("gelu", "R5 LUT")
+    bad = r5.params.PHI_TABLE.copy()
+    bad[7] = np.nextafter(bad[7], np.float32(1))
+    renamed = dataclasses.replace(r5.rebuild(PHI_TABLE=bad), name="R5 renamed")
+    _with_extra_methods(monkeypatch, verify_knots, renamed)
+    res = verify_knots.verify_knots("bfloat16")
+    rows = {r["table"]: r for r in res["tables"]}
+    new = rows["R5 renamed: PHI_TABLE"]  # its own row: same name, other entries
+    assert new["methods"] == ["R5 renamed"] and new["mismatches"] == 1
+    assert new["mismatch_list"][0]["index"] == 7 and new["mismatch_list"][0]["ulp"] == 1
+    assert rows["R5 Pure: PHI_TABLE"]["mismatches"] == 0
+
+
+def test_verify_knots_lists_a_real_mismatch(monkeypatch):
+    import dataclasses
+
+    from ulplab.methods import get_method
+    from ulplab.studies import verify_knots
+
+    r5 = get_method("gelu", "R5 Pure")
+    bad = r5.params.PHI_TABLE.copy()
     bad[100] = np.nextafter(bad[100], np.float32(1))
     bad[400] = np.nextafter(np.nextafter(bad[400], np.float32(0)), np.float32(0))
-    with patched(lut_r5, "PHI_TABLE", bad):
-        res = STUDIES["verify-knots"]("bfloat16", tables=["lut_r5.PHI_TABLE"])
+    monkeypatch.setattr(verify_knots, "gelu_methods", lambda names=None: [
+        dataclasses.replace(r5.rebuild(PHI_TABLE=bad), name="R5 bad")])
+    res = STUDIES["verify-knots"]("bfloat16", tables=["PHI_TABLE"])
     (r,) = res["tables"]
     assert r["mismatches"] == 2 and r["max_ulp"] == 2
     got = {m["index"]: m for m in r["mismatch_list"]}
     assert got[100]["ulp"] == 1 and got[400]["ulp"] == -2
     assert got[100]["knot"] == -9 + 100 * 0.0234375
-    assert got[100]["correct"] == f"0x{int(lut_r5.PHI_TABLE.view(np.uint32)[100]):08x}"
+    assert got[100]["correct"] == f"0x{int(r5.params.PHI_TABLE.view(np.uint32)[100]):08x}"
     assert len(RENDERERS["verify-knots"](res)) == 3  # the mismatch table is shown
 
 

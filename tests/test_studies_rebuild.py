@@ -14,20 +14,21 @@ from ulplab.studies.common import got_bits, step_float32
 
 
 def test_quantization_changes_coefficients_and_results():
-    res = STUDIES["quantization"]("bfloat16", methods=["TT Accurate", "R2 Rational",
+    res = STUDIES["quantization"]("bfloat16", methods=["TT Accurate", "R2 Rational (improved)",
                                                         "E4 Hermite"])
+    assert res["storage"] == ["bfloat16", "float16"]  # the registry's 16-bit formats
     rows = {r["tuple"]: r for r in res["tuples"]}
     tt = rows["TT Accurate: TT_ACCURATE_COEFFS"]
     assert tt["storage"]["bfloat16"]["changed"] == 16
     assert tt["storage"]["float16"]["became_zero"] == 1  # c15 = -1.8e-9 underflows
-    r2q = rows["R2 Rational: R2_Q"]["methods"][0]
-    assert r2q["method"] == "R2 Rational"
+    r2q = rows["R2 Rational (improved): R2_Q"]["methods"][0]
+    assert r2q["method"] == "R2 Rational (improved)"
     assert r2q["float32"]["max_ulp"] == 87 and r2q["bfloat16"]["max_ulp"] > 1000
-    assert rows["R2 Rational: ASYMPTOTIC"]["storage"]["bfloat16"]["changed"] == 0
+    assert rows["R2 Rational (improved): ASYMPTOTIC"]["storage"]["bfloat16"]["changed"] == 0
     # the blend polynomial is a parameter like any other (a closure once hid it from the study)
     assert rows["E4 Hermite: BLEND"]["methods"][0]["method"] == "E4 Hermite"
     # the registered method is untouched by the rebuilt ones
-    m = get_method("gelu", "R2 Rational")
+    m = get_method("gelu", "R2 Rational (improved)")
     assert all(isinstance(v, np.float32) for v in m.params.R2_Q)
     assert m.claims["bfloat16"].max_ulp == 87
 
@@ -40,7 +41,7 @@ def test_coefficient_tuples_and_rebuild():
     for m in methods_for("gelu"):
         if m.family not in ("baseline", "deterministic"):
             assert m.params is not None and m.build is not None, m.name
-    c = find_tuple("R4 Pure: TANH_P")
+    c = find_tuple("R4 Pure (improved): TANH_P")
     fmt = get_format("float16")
     base = got_bits(c.method, fmt)
     moved = c.rebuilt([v * 1.125 for v in c.values])
@@ -68,13 +69,13 @@ def test_fma_study():
 
 
 def test_fma_study_covers_every_polynomial_method():
-    res = STUDIES["fma"]("bfloat16", methods=["TT Accurate", "A1 Pure", "TT Fast"])
+    res = STUDIES["fma"]("bfloat16", methods=["TT Accurate", "A1 Pure (improved)", "TT Fast"])
     rows = {r["method"]: r["schemes"] for r in res["methods"]}
-    assert set(rows) == {"TT Accurate", "A1 Pure"}  # TT Fast evaluates no polynomial
+    assert set(rows) == {"TT Accurate", "A1 Pure (improved)"}  # TT Fast evaluates no polynomial
     tt = rows["TT Accurate"]
     assert tt["horner-fma"]["max_ulp"] == tt["horner"]["max_ulp"] == 14330
     assert tt["horner"]["differs_from_registered"] > 0
-    assert rows["A1 Pure"]["horner"]["differs_from_registered"] > 0
+    assert rows["A1 Pure (improved)"]["horner"]["differs_from_registered"] > 0
 
 
 def test_sensitivity_perturbs_by_float32_ulps():
@@ -93,11 +94,11 @@ def test_sensitivity_perturbs_by_float32_ulps():
 def test_sensitivity_default_moves_a_max():
     res = run_study("sensitivity", "bfloat16")
     rows = {t["tuple"]: t for t in res["tuples"]}
-    a1 = rows["A1 Pure: A1_Q"]
+    a1 = rows["A1 Pure (improved): A1_Q"]
     assert a1["base"]["max_ulp"] == 5
     # measured: moving q3..q6 by 4 or 16 float32 ulps raises A1 Pure's max by 1 or 2
     assert max(c["worst_delta_max"] for c in a1["coefficients"]) == 2
-    assert {c["worst_delta_max"] for c in rows["R4 Pure: TANH_P"]["coefficients"]} == {0}
+    assert {c["worst_delta_max"] for c in rows["R4 Pure (improved): TANH_P"]["coefficients"]} == {0}
 
 
 def test_op_counts_are_traced():
@@ -108,7 +109,8 @@ def test_op_counts_are_traced():
     assert tt.ops["fma"] == 15  # the source's 15 SFPMADs
     plain = tt.rebuild(SCHEME="horner").ops
     assert "fma" not in plain and plain["mul"] == 15 and plain["add"] == 15
-    f3 = get_method("gelu", "F3 Pure")  # both continued fractions, the tail's 1/x^2, and Phi
+    # both continued fractions, the tail's 1/x^2, and Phi
+    f3 = get_method("gelu", "F3 Pure (improved)")
     n = f3.params.N_ERF + f3.params.N_ERFC
     assert f3.ops["div"] == n + 2
     assert f3.rebuild(N_ERF=4).ops["div"] == n - 8 + 2

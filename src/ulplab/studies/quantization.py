@@ -1,11 +1,12 @@
-"""quantization: polynomial coefficients stored in bfloat16 or float16 (the seed's E2).
+"""quantization: polynomial coefficients stored in 16-bit formats (the seed's E2).
 
 For every coefficient tuple a GELU method declares (``studies.coefficients``: its own and those of
 the shared exp and asymptotic series it uses), each coefficient is rounded to nearest-even in
-bfloat16 and in float16 and used again as a float32; the method is rebuilt with the quantized
+every 16-bit format of the registry (``STORAGE``, taken from ``formats.FORMATS`` by its traits:
+bfloat16 and float16 today) and used again as a float32; the method is rebuilt with the quantized
 tuple (``Method.rebuild``; the rest of the kernel unchanged) and measured on every input of the
 format. Reported: how many coefficients changed, the largest relative change, coefficients that
-became zero or subnormal, and max/mean ULP with float32, bfloat16 and float16 coefficients.
+became zero or subnormal, and max/mean ULP with float32 coefficients and with each storage's.
 ``methods`` limits the study to the named methods (default: every method with parameters).
 """
 
@@ -17,12 +18,13 @@ from typing import Any
 import numpy as np
 from rich.table import Table
 
-from ulplab.formats import Format, get_format, magnitude, round_to_format, to_values
+from ulplab.formats import FORMATS, Format, get_format, magnitude, round_to_format, to_values
 from ulplab.oracle.table import oracle_table
 from ulplab.studies.coefficients import coefficient_tuples
 from ulplab.studies.common import exhaustive_fmt, got_bits, ulp_summary
 
-STORAGE = ("bfloat16", "float16")
+STORAGE = tuple(n for n, f in FORMATS.items() if f.bits == 16 and f.exhaustive)
+"""The storage formats: every 16-bit format of the registry (bfloat16, float16 today)."""
 
 
 def quantize(values: tuple[float, ...], storage: str) -> tuple[np.ndarray, dict[str, Any]]:
@@ -66,19 +68,24 @@ def quantization(fmt: Format | str = "bfloat16",
 
 
 def render(res: dict[str, Any]) -> list[Table]:
-    t = Table(title=f"quantization: coefficients stored in bfloat16 / float16, measured on every "
-              f"{res['format']} input (max / mean ULP)", title_justify="left")
-    for c in ("tuple", "n", "method", "float32", "bf16 coeffs", "bf16 changed / max rel",
-              "fp16 coeffs", "fp16 changed / max rel / zero / subn"):
+    storage = res["storage"]
+    t = Table(title=f"quantization: coefficients stored in {' / '.join(storage)}, measured on "
+              f"every {res['format']} input (max / mean ULP)", title_justify="left")
+    for c in ("tuple", "n", "method", "float32"):
         t.add_column(c, justify="left" if c in ("tuple", "method") else "right")
+    for st in storage:
+        t.add_column(f"{st} coeffs", justify="right")
+        t.add_column(f"{st} changed / max rel / zero / subn", justify="right")
+
+    def mm(s: dict[str, Any]) -> str:
+        return f"{s['max_ulp']} / {s['mean_ulp']:.4f}"
+
     for r in res["tuples"]:
-        bf, fp = r["storage"]["bfloat16"], r["storage"]["float16"]
-        ch_b = f"{bf['changed']} / {bf['max_rel_change']:.2e}"
-        ch_f = (f"{fp['changed']} / {fp['max_rel_change']:.2e} / {fp['became_zero']} / "
-                f"{fp['became_subnormal']}")
         for m in r["methods"]:
-            def mm(s: dict[str, Any]) -> str:
-                return f"{s['max_ulp']} / {s['mean_ulp']:.4f}"
-            t.add_row(r["tuple"], str(r["coefficients"]), m["method"], mm(m["float32"]),
-                      mm(m["bfloat16"]), ch_b, mm(m["float16"]), ch_f)
+            cells = []
+            for st in storage:
+                q = r["storage"][st]
+                cells += [mm(m[st]), f"{q['changed']} / {q['max_rel_change']:.2e} / "
+                          f"{q['became_zero']} / {q['became_subnormal']}"]
+            t.add_row(r["tuple"], str(r["coefficients"]), m["method"], mm(m["float32"]), *cells)
     return [t]

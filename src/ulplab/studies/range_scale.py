@@ -42,7 +42,7 @@ from ulplab.studies.common import exhaustive_fmt, float32_ulps_apart, got_bits
 from ulplab.ulp import ulp_distance
 
 f32 = np.float32
-METHOD = "E3 Range-Scale"
+METHOD = "E3 Range-Scale (improved)"
 CONVERT_SCALES = (1.5, 3.0, 4.0)
 REFIT_SCALES = (1.0, 2.0, 3.0)
 

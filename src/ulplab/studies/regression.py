@@ -3,15 +3,13 @@
 The input set is built, not listed by hand:
   * the exact saturation thresholds of the oracle (``ulplab.analysis.saturation``: where the
     rounded GELU becomes x, 0, ...), each with the patterns one below and one above;
-  * every method module's boundaries and knots, read from its module constants: thresholds
-    (``*_TAIL``, ``*_SATURATION``, ``X_SPLIT``, ``*_LO``/``*_HI``, ``*_START``/``*_END``, ...),
-    knot and edge tuples (``KNOTS``, ``C2_EDGES``, ``BREAKPOINTS``, ``TT_FAST_CUTS``, windows),
-    uniform tables (``P_LO`` + i ``P_STEP``), spline objects' ``knots``, the power-of-two knots
-    of ``KNOT_BITS``/``E_MIN``/``E_MAX`` and the shared tail LUT's knots, and every threshold a
-    method declares (``Method.params``); each with both signs (several boundaries are on |x|)
-    and ±1 pattern around it;
+  * every boundary and knot a method declares (``Method.params``, ``method_points``): its
+    thresholds, its knots (kind "knots": breakpoints, segment edges, spline knots) and the x of
+    every table of function values (``Params.table_of``: the tail LUT's knots, the Phi tables'
+    grids, ...); each with both signs (several boundaries are on |x|) and +-1 pattern around it.
+    A new or renamed method is probed at its own points with no list to update;
   * the subnormal range (smallest, largest, a middle one, the smallest normal, each signed),
-    the largest finite values, ±0, NaN and ±inf.
+    the largest finite values, +-0, NaN and +-inf.
 
 Every method is run on the whole set. A failure is an input whose ULP distance exceeds the
 method's registered claim for the format (``Method.claims``), or a NaN/infinity disagreement.
@@ -19,9 +17,7 @@ method's registered claim for the format (``Method.claims``), or a NaN/infinity 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -29,59 +25,37 @@ from rich.table import Table
 
 from ulplab.analysis.saturation import saturation
 from ulplab.formats import Format, is_finite, next_down, next_up, round_to_format, to_values
+from ulplab.methods import Method
 from ulplab.stats import hex_bits
 from ulplab.studies.common import (
     claim_max,
     expected_bits,
     fmt_of,
     gelu_methods,
-    gelu_modules,
     got_bits,
     nonfinite_mismatch,
-    short_module,
 )
 from ulplab.ulp import ulp_distance
 
-_THRESHOLD = re.compile(r"(_TAIL|SATURATION|^X_SPLIT|^X_CLAMP|_START|_END|_FINE|(^|_)LO|(^|_)HI"
-                        r"|_POS|_NEG|^SQRT2)$")
-_SEQUENCE = re.compile(r"(KNOTS|EDGES|BREAKPOINTS|CUTS|WINDOW|SEG_START)$")
+POINT_KINDS = {"threshold": "declared thresholds", "knots": "declared knots",
+               "table": "table knots"}
 
 
-def module_points(mod: ModuleType) -> dict[str, list[float]]:
-    """Boundaries and knots (in x) that a method module exposes, by the constant's name."""
-    ns = vars(mod)
-    out: dict[str, list[float]] = {}
-    for name, v in ns.items():
-        if not name.isupper() or name.startswith("_"):
-            continue
-        if isinstance(v, float | np.floating) and not isinstance(v, bool) and _THRESHOLD.search(
-                name):
-            out[name] = [float(v)]
-        elif _SEQUENCE.search(name) and isinstance(v, tuple | list | np.ndarray):
-            vals = [float(e) for e in np.ravel(np.asarray(v, dtype=np.float64))]
-            if vals:
-                out[name] = vals
-        elif hasattr(v, "knots") and isinstance(getattr(v, "knots", None), tuple | list):
-            out[f"{name}.knots"] = [float(k) for k in v.knots]
-    for key in list(ns):
-        if key.endswith("_STEP") and key[:-5] + "_LO" in ns:
-            p = key[:-5]
-            lo, step = float(ns[f"{p}_LO"]), float(ns[key])
-            n = ns.get(f"{p}_KNOTS") or (ns[f"{p}_INTERVALS"] + 1 if f"{p}_INTERVALS" in ns
-                                         else None)
-            if isinstance(n, int):
-                out[f"{p} table knots"] = [lo + i * step for i in range(n)]
-    if all(k in ns for k in ("KNOT_BITS", "E_MIN", "E_MAX")):
-        per = 1 << int(ns["KNOT_BITS"])
-        ks = [2.0**e * (1 + j / per) for e in range(ns["E_MIN"], ns["E_MAX"] + 1)
-              for j in range(per)]
-        out["power-of-two knots"] = [*ks, 2.0 ** (ns["E_MAX"] + 1)]
-    if all(k in ns for k in ("TAIL_COARSE", "TAIL_FINE", "TAIL_LUT_START", "TAIL_LUT_FINE",
-                             "TAIL_LUT_END")):
-        a, b, c = ns["TAIL_LUT_END"], ns["TAIL_LUT_FINE"], ns["TAIL_LUT_START"]
-        nf, nc = len(ns["TAIL_FINE"]), len(ns["TAIL_COARSE"])
-        out["tail LUT knots"] = ([a + i * (b - a) / (nf - 1) for i in range(nf)]
-                                 + [b + i * (c - b) / (nc - 1) for i in range(nc)])
+def method_points(m: Method) -> dict[str, tuple[str, list[float]]]:
+    """The x a method declares (parameter name -> (its kind's source label, the x)):
+    thresholds, knots, and the x of its tables of function values."""
+    p = m.params
+    if p is None:
+        return {}
+    out: dict[str, tuple[str, list[float]]] = {}
+    for name in p.names("threshold"):
+        out[name] = (POINT_KINDS["threshold"], [float(p[name])])
+    for name in p.names("knots"):
+        out[name] = (POINT_KINDS["knots"], [float(v) for v in p[name]])
+    for name in p.names("table"):
+        at = p.table_of(name)[1]
+        if at is not None:
+            out[name] = (POINT_KINDS["table"], list(at))
     return out
 
 
@@ -106,18 +80,12 @@ def regression_inputs(fmt: Format) -> dict[int, list[str]]:
             for s in sat[side]:
                 for p in _around(s["threshold"], fmt):
                     add(p, f"saturation {side} gelu=={s['target']}")
-    for mod in gelu_modules():
-        for name, vals in module_points(mod).items():
+    for m in gelu_methods():
+        for name, (_, vals) in method_points(m).items():
             for v in vals:
                 if np.isfinite(v):
                     for p in _around(v, fmt):
-                        add(p, f"{short_module(mod)}.{name}")
-    for m in gelu_methods():
-        for name in (m.params.names("threshold") if m.params is not None else ()):
-            v = float(m.params[name])
-            if np.isfinite(v):
-                for p in _around(v, fmt):
-                    add(p, f"{m.name}: {name}")
+                        add(p, f"{m.name}: {name}")
     sub_hi = fmt.min_normal_bits - 1
     special = {"min subnormal": 1, "mid subnormal": max(sub_hi // 2, 1),
                "max subnormal": sub_hi, "min normal": fmt.min_normal_bits,
@@ -156,12 +124,13 @@ def regression(fmt: Format | str = "bfloat16", methods: Sequence[str] | None = N
                      "claim_max_ulp": bound, "max_ulp": int(max(ulp.max(), 0)),
                      "failures": int(fail.sum()), "nonfinite_mismatches": int(bad_nf.sum()),
                      "passed": bool(not fail.any()), "examples": examples})
+    kind_of = {f"{m.name}: {n}": k for m in gelu_methods()
+               for n, (k, _) in method_points(m).items()}
     kinds: dict[str, int] = {}
     for whys in src.values():
         for w in whys:
-            k = ("declared thresholds" if ": " in w else w.split(".")[0] if "." in w
-                 else "saturation" if w.startswith("saturation")
-                 else "specials (subnormals, max, ±0, NaN, ±inf)")
+            k = kind_of.get(w) or ("saturation" if w.startswith("saturation")
+                                   else "specials (subnormals, max, ±0, NaN, ±inf)")
             kinds[k] = kinds.get(k, 0) + 1
     return {"study": "regression", "function": "gelu", "format": fmt.name,
             "inputs": len(bits), "input_sources": kinds,

@@ -28,6 +28,7 @@ from ulplab.formats import (
     counts,
     from_format,
     is_finite,
+    is_nan,
     magnitude,
     next_down,
     next_up,
@@ -81,9 +82,15 @@ def sanity(fmt: Format | str = "bfloat16", sample: int = 400, seed: int = 0) -> 
                          bool((af == 1).all() and (bf == 1).all()),
                          f"{int(nup_ok.sum())} pairs of normal values"))
     z = np.array([0, fmt.sign_bit], dtype=np.int64).astype(fmt.uint)
-    zz = ulp_distance(z[:1], z[1:], fmt), ulp_distance(z[:1], z[1:], fmt, calculator="sorted")
-    checks.append(_check("+0 and -0 are 0 ulp apart", bool(zz[0][0] == 0 and zz[1][0] == 0),
-                         f"bitwise {int(zz[0][0])}, sorted {int(zz[1][0])}"))
+    if fmt.has_zero and not fmt.has_neg_zero:  # fnuz: the sign-bit pattern is the NaN, no -0
+        checks.append(_check("no -0: the sign-bit pattern is NaN, not a second zero",
+                             bool(is_nan(z[1:], fmt)[0]), f"0x{int(z[1]):x} is NaN"))
+    else:
+        zz = ulp_distance(z[:1], z[1:], fmt), ulp_distance(z[:1], z[1:], fmt,
+                                                           calculator="sorted")
+        checks.append(_check("+0 and -0 are 0 ulp apart",
+                             bool(zz[0][0] == 0 and zz[1][0] == 0),
+                             f"bitwise {int(zz[0][0])}, sorted {int(zz[1][0])}"))
     rng = np.random.default_rng(seed)
     p = rng.choice(fin, 20_000), rng.choice(fin, 20_000)
     same = np.array_equal(ulp_distance(*p, fmt), ulp_distance(*p, fmt, calculator="sorted"))

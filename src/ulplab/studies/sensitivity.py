@@ -22,7 +22,7 @@ from ulplab.oracle.table import oracle_table
 from ulplab.studies.coefficients import find_tuple
 from ulplab.studies.common import exhaustive_fmt, got_bits, step_float32, ulp_summary
 
-DEFAULT_TUPLES = ("A1 Pure: A1_Q", "R4 Pure: TANH_P")
+DEFAULT_TUPLES = ("A1 Pure (improved): A1_Q", "R4 Pure (improved): TANH_P")
 STEPS = (-16, -4, -1, 1, 4, 16)
 
 

@@ -1,18 +1,14 @@
 """verify-knots: every committed table of Phi or GELU values at knots against the correctly
 rounded float32 value at its knot (the seed's --verify-knots, which printed C1's knot values).
 
-The tables (found by reading ``ulplab.methods.gelu``; ``KNOT_TABLES``):
-
-    tail.TAIL_COARSE, tail.TAIL_FINE       GELU at the tail-LUT knots (B3 Erf Poly, C1 Spline, ...)
-    lut_r5.PHI_TABLE                       Phi at -9 + i 12/512, i <= 512 (R5 Pure, R5 LUT)
-    lut_d3.TABLE                           Phi at -4 + i/4, i <= 32 (D3 LUT+Corr)
-    lut_d4.TABLE                           Phi at the 163 piecewise-uniform knots (D4)
-    pwl_r3.POS_TABLE, pwl_r3.NEG_TABLE     GELU at +-2^e (1 + j/16) (R3 PWL)
-    spline_c1.{PURE,LUT}_SPLINE c0         Phi at the left knot of each Hermite segment (C1)
-    spline_c1.{PURE,LUT}_SPLINE c1         h phi(x_i), the scaled left slope (C1; a value at a
-                                           knot too, checked the same way)
-    softmax_h2.EXP2_TABLE                  2^(i/8), i <= 8 (H2's PWL exp; not Phi/GELU, but the
-                                           same kind of table)
+The tables are the methods' own declarations: every table parameter of a GELU method that says
+what it holds and where (``params.table(values, of=..., at=...)``, read by ``Params.table_of``),
+one row per distinct table (same name, same entries, same knots), with the methods that read it.
+Today: the tail LUT's GELU knots (TAIL_COARSE, TAIL_FINE), the Phi tables of R5 (PHI_TABLE),
+D3 and D4 (TABLE), the GELU tables of R3 (POS/NEG_TABLE, and the seed's KNOT_GELU*), the C1
+splines' Phi and h phi columns (SPLINE_C0, SPLINE_C1: h phi(x_i), h the step to the method's
+next declared knot), H2's 2^(i/8) (EXP2_TABLE) and the seed's e^x chords (EXP_VALUES). A new
+method's tables are checked by declaring them so; a renamed one keeps its rows.
 
 The truth: GELU and 2^x from the oracle (``oracle.table.evaluate`` at float32 inputs, the knots
 being float32 values); Phi(x) = erfc(-x/sqrt 2)/2 and h phi(x) have no oracle function, so they
@@ -22,8 +18,8 @@ precision doubled until they agree (a Ziv loop, as the oracle's). No float64 int
 tables themselves are built as float32(float(mpf)), which rounds twice and could be off by one
 ulp where the double lands on a float32 midpoint; this study is what would show it.
 
-Also reported: every other module-level float32 array of the GELU modules, with why it is not a
-table of values at knots (fitted coefficients, quadrature nodes), so nothing is skipped silently.
+Also reported: every other table a method declares (fitted coefficients, quadrature nodes,
+hardware constants: declared without ``of``/``at``), so nothing is skipped silently.
 """
 
 from __future__ import annotations
@@ -38,8 +34,9 @@ from flint import arb, ctx
 from rich.table import Table
 
 from ulplab.formats import Format, get_format, round_dyadic
+from ulplab.methods import Method
 from ulplab.oracle.table import evaluate
-from ulplab.studies.common import float32_ulps_apart, gelu_modules, short_module
+from ulplab.studies.common import float32_ulps_apart, gelu_methods
 
 F32 = get_format("float32")
 MAX_PRECISION = 1 << 14
@@ -101,9 +98,9 @@ def scaled_pdf_bits(xs: Sequence[float], hs: Sequence[float]) -> np.ndarray:
 # ------------------------------------------------------------------ the knot tables
 @dataclass(frozen=True)
 class KnotTable:
-    label: str                                   # module.ATTRIBUTE (column)
-    quantity: str                                # "GELU", "Phi", "h phi", "2^x"
-    methods: tuple[str, ...]                     # the methods that read it
+    label: str                                   # the parameter name (METHOD: NAME if shared)
+    quantity: str                                # "GELU", "Phi", "h phi", "2^x", "e^x"
+    methods: tuple[str, ...]                     # the methods that declare it
     values: Callable[[], np.ndarray]             # the committed float32 entries
     knots: Callable[[], list[float]]             # the knot of each entry (exact floats)
     truth: Callable[[list[float]], np.ndarray]   # correctly rounded float32 patterns at knots
@@ -117,84 +114,67 @@ def _phi_truth(ks: list[float]) -> np.ndarray:
     return phi_bits(ks)
 
 
-def _spline_tables(attr: str, methods: tuple[str, ...]) -> list[KnotTable]:
-    from ulplab.methods.gelu import spline_c1
+def _exp_truth(ks: list[float]) -> np.ndarray:
+    return np.array([certified_bits(lambda x=float(x): arb(x).exp()) for x in ks],
+                    dtype=np.uint32)
 
-    def sp():
-        return getattr(spline_c1, attr)
 
-    def slopes(ks: list[float]) -> np.ndarray:
-        kn = sp().knots
-        return scaled_pdf_bits(ks, [b - a for a, b in itertools.pairwise(kn)])
+def _scaled_pdf_truth(steps: dict[float, float]) -> Callable[[list[float]], np.ndarray]:
+    return lambda ks: scaled_pdf_bits(ks, [steps[k] for k in ks])
 
-    return [
-        KnotTable(f"spline_c1.{attr} c0", "Phi", methods,
-                  lambda: np.ascontiguousarray(sp().coeffs[:, 0]),
-                  lambda: list(sp().knots[:-1]), _phi_truth),
-        KnotTable(f"spline_c1.{attr} c1", "h phi", methods,
-                  lambda: np.ascontiguousarray(sp().coeffs[:, 1]),
-                  lambda: list(sp().knots[:-1]), slopes),
-    ]
+
+def _next_knot_steps(m: Method) -> dict[float, float]:
+    """x -> the step to the next x among all knots the method declares (for h phi tables)."""
+    p = m.params
+    xs = sorted({float(v) for n in p.names("knots") for v in p[n]})
+    return {a: b - a for a, b in itertools.pairwise(xs)}
+
+
+TRUTH: dict[str, Callable[[Method], Callable[[list[float]], np.ndarray]]] = {
+    "GELU": lambda m: _oracle("gelu"),
+    "Phi": lambda m: _phi_truth,
+    "h phi": lambda m: _scaled_pdf_truth(_next_knot_steps(m)),
+    "2^x": lambda m: _oracle("exp2"),
+    "e^x": lambda m: _exp_truth,
+}
+"""What a table may hold (its ``of``) and how its correctly rounded entries are had."""
+
+
+def _declared_tables() -> tuple[list[KnotTable], list[dict[str, str]]]:
+    """Distinct tables of function values the GELU methods declare, and the other tables."""
+    seen: dict[tuple[str, bytes, tuple[float, ...] | None], dict[str, Any]] = {}
+    for m in gelu_methods():
+        p = m.params
+        if p is None:
+            continue
+        for name in p.names("table"):
+            of, at = p.table_of(name)
+            key = (name, p[name].tobytes(), at)
+            if key in seen:
+                seen[key]["methods"].append(m.name)
+            else:
+                seen[key] = {"name": name, "of": of, "at": at, "values": p[name],
+                             "methods": [m.name], "first": m}
+    by_name: dict[str, int] = {}
+    for e in seen.values():
+        by_name[e["name"]] = by_name.get(e["name"], 0) + 1
+    tables, others = [], []
+    for e in seen.values():
+        label = (e["name"] if by_name[e["name"]] == 1
+                 else f"{e['methods'][0]}: {e['name']}")
+        if e["of"] in TRUTH and e["at"] is not None:
+            tables.append(KnotTable(label, e["of"], tuple(e["methods"]),
+                                    lambda v=e["values"]: v, lambda a=e["at"]: list(a),
+                                    TRUTH[e["of"]](e["first"])))
+        else:
+            others.append({"array": label, "methods": ", ".join(e["methods"][:3]),
+                           "why": f"declared without a function and knots (of={e['of']!r})"})
+    return tables, others
 
 
 def knot_tables() -> list[KnotTable]:
-    from ulplab.methods.gelu import lut_d3, lut_d4, lut_r5, pwl_r3, softmax_h2, tail
-
-    lut_users = ("B3 Erf Poly", "D2 LUT+Erf", "R5 LUT", "C1 Spline", "D4 Non-uniform", "R3 PWL",
-                 "...")
-    return [
-        KnotTable("tail.TAIL_COARSE", "GELU", lut_users, lambda: tail.TAIL_COARSE,
-                  lambda: [tail.TAIL_LUT_FINE + 0.25 * i for i in range(tail.TAIL_COARSE.size)],
-                  _oracle("gelu")),
-        KnotTable("tail.TAIL_FINE", "GELU", lut_users, lambda: tail.TAIL_FINE,
-                  lambda: [tail.TAIL_LUT_END + 0.0625 * i for i in range(tail.TAIL_FINE.size)],
-                  _oracle("gelu")),
-        KnotTable("lut_r5.PHI_TABLE", "Phi", ("R5 Pure", "R5 LUT"), lambda: lut_r5.PHI_TABLE,
-                  lambda: [lut_r5.R5_LO + lut_r5.R5_STEP * i for i in range(lut_r5.R5_KNOTS)],
-                  _phi_truth),
-        KnotTable("lut_d3.TABLE", "Phi", ("D3 LUT+Corr",), lambda: lut_d3.TABLE,
-                  lambda: [lut_d3.D3_LO + lut_d3.D3_STEP * i
-                           for i in range(lut_d3.D3_INTERVALS + 1)], _phi_truth),
-        KnotTable("lut_d4.TABLE", "Phi", ("D4 Non-uniform",), lambda: lut_d4.TABLE,
-                  lambda: list(lut_d4.KNOTS), _phi_truth),
-        KnotTable("pwl_r3.POS_TABLE", "GELU", ("R3 PWL",), lambda: pwl_r3.POS_TABLE,
-                  lambda: list(pwl_r3.knots()), _oracle("gelu")),
-        KnotTable("pwl_r3.NEG_TABLE", "GELU", ("R3 PWL",), lambda: pwl_r3.NEG_TABLE,
-                  lambda: [-k for k in pwl_r3.knots()], _oracle("gelu")),
-        *_spline_tables("PURE_SPLINE", ("C1 Pure",)),
-        *_spline_tables("LUT_SPLINE", ("C1 Spline",)),
-        KnotTable("softmax_h2.EXP2_TABLE", "2^x", ("H2 GELU-Softmax",),
-                  lambda: softmax_h2.EXP2_TABLE,
-                  lambda: [i / softmax_h2.EXP2_SEGMENTS
-                           for i in range(softmax_h2.EXP2_TABLE.size)], _oracle("exp2")),
-    ]
-
-
-# float32 arrays of the GELU modules that are not tables of values at knots, and why
-NOT_KNOT_TABLES = {
-    "lut_d3.CORR_C2": "fitted correction coefficients (Lawson), not values at knots",
-    "lut_d3.CORR_C3": "fitted correction coefficients (Lawson), not values at knots",
-    "lut_d4.SEG_START": "segment starts (exact breakpoints)",
-    "lut_d4.SEG_INV_H": "segment reciprocals 1/h (powers of two, exact)",
-    "lut_d4.SEG_LAST": "segment interval counts (integers)",
-    "piecewise_c2.C2_COEFFS": "fitted rational coefficients per segment",
-    "quadrature_f2.GL_A": "Gauss-Legendre nodes/weights (not values of Phi or GELU)",
-    "quadrature_f2.GL_W": "Gauss-Legendre nodes/weights (not values of Phi or GELU)",
-    "quadrature_f2.GH_B": "Gauss-Hermite nodes/weights (not values of Phi or GELU)",
-    "quadrature_f2.GH_C": "Gauss-Hermite nodes/weights (not values of Phi or GELU)",
-    "tt.TT_FAST_SLOPES": "hardware PWL slopes (the reference kernel's constants, kept as is)",
-    "tt.TT_FAST_INTERCEPTS": "hardware PWL intercepts (the reference kernel's constants)",
-}
-
-
-def module_arrays() -> list[str]:
-    """module.NAME of every module-level float32 ndarray in the GELU modules."""
-    out = []
-    for mod in gelu_modules():
-        for name, v in vars(mod).items():
-            if isinstance(v, np.ndarray) and v.dtype == np.float32:
-                out.append(f"{short_module(mod)}.{name}")
-    return out
+    """Every table of function values at knots that a GELU method declares."""
+    return _declared_tables()[0]
 
 
 def check_table(t: KnotTable) -> dict[str, Any]:
@@ -222,18 +202,15 @@ def verify_knots(fmt: Format | str = "bfloat16", tables: Sequence[str] | None = 
                  ) -> dict[str, Any]:
     """Every knot table against the correctly rounded float32 values (fmt is not used: the
     tables are float32; it is accepted for the ``study`` interface)."""
-    ts = [t for t in knot_tables() if not tables or t.label in tables]
+    declared, others = _declared_tables()
+    ts = [t for t in declared if not tables or t.label in tables]
     rows = [check_table(t) for t in ts]
-    checked = {r["table"].split(" ")[0] for r in rows}
-    arrays = module_arrays()
-    others = [{"array": a, "why": NOT_KNOT_TABLES.get(a, "NOT CLASSIFIED: read it")}
-              for a in arrays if a not in checked and not a.startswith("spline_c1.")]
     return {"study": "verify-knots", "format": "float32", "tables": rows,
             "entries": sum(r["entries"] for r in rows),
             "total_mismatches": sum(r["mismatches"] for r in rows),
             "truth": "GELU, 2^x: oracle.evaluate at the float32 knots; Phi, h phi: Arb balls "
                      "rounded to float32 by a Ziv loop (certified_bits)",
-            "other_arrays": others}
+            "other_arrays": others if not tables else []}
 
 
 def render(res: dict[str, Any]) -> list[Table]:
@@ -258,7 +235,7 @@ def render(res: dict[str, Any]) -> list[Table]:
                       f"{m['committed']} ({m['committed_value']:.9g})",
                       f"{m['correct']} ({m['correct_value']:.9g})", f"{m['ulp']:+d}")
         out.append(b)
-    o = Table(title="verify-knots: other float32 arrays of the GELU modules (not checked)",
+    o = Table(title="verify-knots: other tables the GELU methods declare (not checked)",
               title_justify="left")
     o.add_column("array")
     o.add_column("why not")

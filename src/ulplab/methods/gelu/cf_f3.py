@@ -22,21 +22,32 @@ e = e^(-z^2) = ``tail.exp_neg(0.5*(x*x))``:
 
 Depths: the truncation error of each fraction was measured in float64 against mpmath (relative
 error of the erfc that Phi needs, z on a grid of step 0.01): split 3/2 with N_ERF = N_ERFC = 12
+SEED_F3_PURE_TAIL = -2.0  # the seed's F3 Pure: "asymptotic expansion for x < -2.0"
+SEED_B3_BELOW = -2.0      # the seed's F3 CF Erf: "B3-style erf fallback for x < -2"
+SEED_SATURATION = 3.0     # the seed's positive saturation x >= 3 -> x
 gives 4.7e-8 and 1.7e-8, below float32 rounding (the seed's split and depth are not stated).
 ``truncation_errors`` regenerates these figures.
 
-Variants (the seed's names):
-    F3 Pure    the fractions down to x = -8.3125, the seed's asymptotic tail below (its error
-               is below 105/x^8 = 6.9e-6 there). The seed switched to the asymptotic series at
-               x < -2, where its 4-term truncation is useless (105/2^8 = 41%); the fraction is
-               accurate there, so this module keeps the seed's deep-tail threshold instead.
-    F3 CF Erf  the fractions on [-3.5, inf), the seed's shared tail LUT below -3.5.
+The seed's continued fraction as printed, erf(z) = (2z/sqrt pi)/(1 + z^2/(3 + 2z^2/(5 + 3z^2/(7
++ ...)))), is not one of erf: it converges (depth 8 to 32 agree) to 0.522 at z = 0.5 (erf 0.5205),
+1.060 at 1.5 and 1.260 at 3. So the seed's methods here keep the fractions above (its depth is
+not given either) with the seed's thresholds, fallback and fast exp:
+    F3 Pure    the fractions, the asymptotic tail below x = -2 (the seed's "x < -2.0", where the
+               4-term series is 41% off at worst by its bound, in fact 7%), the seed's fast exp.
+    F3 CF Erf  the fractions for x >= -2, the seed's B3 erf (its constants, ``erf_b3``) on
+               [-3.5, -2), the shared tail LUT below -3.5, x >= 3 -> x, the seed's fast exp.
+"(improved)": this project's exp, and
+    F3 Pure (improved)    the fractions down to x = -8.3125, the asymptotic tail below (error
+                          below 105/x^8 = 6.9e-6 there);
+    F3 CF Erf (improved)  the fractions on [-3.5, inf), the shared tail LUT below -3.5.
 
-Seed (bfloat16): F3 Pure max 28, mean 0.02 (core_pos max 3, core_neg max 28); F3 CF Erf max 87,
-mean 0.12. Measured here: see the claims registered below; the core is accurate to a few float32
-ulps (the seed's fraction was truncated early and used a B3-style fallback below -2), so F3 Pure
-is within 1 ulp, and F3 CF Erf keeps only the tail LUT's interpolation error (87 ulps at about
--7.65, as every method on that LUT).
+Measured (every input; bfloat16 max / mean, float16 max / mean):
+    F3 Pure    28 / 0.0117, 245 / 0.656   seed 28 (reproduced: core_neg 28 at -2.016)
+    F3 CF Erf  87 / 0.0719, 190 / 0.585   seed 87 (reproduced: the LUT's 87 at -7.65)
+    F3 Pure (improved)    1 / 0.0020, 1 / 0.0001
+    F3 CF Erf (improved) 87 / 0.0717, 190 / 0.566
+What the improvement buys: moving F3 Pure's tail from -2 to -8.3125 (the fraction is accurate
+there) takes bfloat16 28 -> 1 and float16 245 -> 1.
 """
 
 from __future__ import annotations
@@ -44,7 +55,7 @@ from __future__ import annotations
 import numpy as np
 
 from ulplab.kit.ops import f32hex
-from ulplab.methods.gelu import tail
+from ulplab.methods.gelu import erf_b3, tail
 from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.params import Params, integer, threshold
@@ -61,6 +72,9 @@ X_SPLIT = 2.125      # the split in x: |z| = 2.125/sqrt 2 = 1.5026 (exact binary
 X_CLAMP = 16.0       # |x| clamped: erfc(16/sqrt 2) = 6e-58, Phi(16) is 1 in float32
 N_ERF = 12
 N_ERFC = 12
+SEED_F3_PURE_TAIL = -2.0  # the seed's F3 Pure: "asymptotic expansion for x < -2.0"
+SEED_B3_BELOW = -2.0      # the seed's F3 CF Erf: "B3-style erf fallback for x < -2"
+SEED_SATURATION = 3.0     # the seed's positive saturation x >= 3 -> x
 
 
 def erf_cf_core(z2: np.ndarray, n: int = N_ERF) -> np.ndarray:
@@ -133,7 +147,12 @@ def build_f3(p: Params) -> ArrayFn:
 
     def impl(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
-            y = tail.with_tail(x, x * phi_cf(x, p), p.TAIL_START, tail_fn, p)
+            core = x * phi_cf(x, p)
+            if "B3_BELOW" in p:  # the seed's B3-style erf fallback
+                core = where32(x < p.B3_BELOW, x * erf_b3.phi_b3(x, p), core)
+            y = tail.with_tail(x, core, p.TAIL_START, tail_fn, p)
+            if "SATURATION" in p:
+                y = where32(x >= p.SATURATION, x, y)
             return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
 
     return impl
@@ -145,19 +164,52 @@ def _params(tail_kind: str, tail_start: float) -> Params:
                    **tail.tail_params(tail_kind), "TAIL_START": threshold(tail_start)})
 
 
+def _seed_params(tail_kind: str, tail_start: float, b3_below: float | None) -> Params:
+    """The seed's F3: its tail threshold, its fast exp, and (F3 CF Erf) the seed's B3 erf below
+    B3_BELOW and x >= 3 -> x."""
+    decl = {**_params(tail_kind, tail_start).declarations(), **tail.SEED_EXP_PARAMS}
+    if b3_below is not None:
+        decl.update({k: v for k, v in erf_b3.PHI_DECL.items() if k not in decl})
+        decl.update(B3_BELOW=threshold(b3_below), SATURATION=threshold(SEED_SATURATION))
+        return Params(decl).replace(ERF_TAYLOR=erf_b3.ERF_TAYLOR[:erf_b3.SEED_ERF_TERMS],
+                                    AS_COEFFS=erf_b3.AS_COEFFS_SEED)
+    return Params(decl)
+
+
 register(built(
     "gelu", "F3 Pure", "continued-fraction",
-    "Phi from DLMF 7.9.3 (erf, |z|<3/2) and 7.9.2 (erfc) continued fractions at depth 12; "
-    "asymptotic tail below -8.3125",
-    build_f3, _params("pure", tail.TAIL_LUT_END), table_bytes=0,
-    claims={"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0001)},
+    "Phi from the erf/erfc continued fractions (depth 12); asymptotic tail below -2 (the seed's), "
+    "the seed's fast exp",
+    build_f3, _seed_params("pure", SEED_F3_PURE_TAIL, None), table_bytes=0,
+    claims={"bfloat16": Claim(28, 0.0117), "float16": Claim(245, 0.6556)},
     seed=seed_figures("F3 Pure"),
 ))
 register(built(
     "gelu", "F3 CF Erf", "continued-fraction",
+    "Phi from the erf/erfc continued fractions, the seed's B3 erf below -2, its tail LUT below "
+    "-3.5, x>=3 -> x, its fast exp",
+    build_f3, _seed_params("lut", tail.TAIL_LUT_START, SEED_B3_BELOW),
+    table_bytes=tail.TAIL_LUT_BYTES,
+    claims={"bfloat16": Claim(87, 0.0719), "float16": Claim(190, 0.585)},
+    seed=seed_figures("F3 CF Erf"),
+))
+register(built(
+    "gelu", "F3 Pure (improved)", "continued-fraction",
+    "Phi from DLMF 7.9.3 (erf, |z|<3/2) and 7.9.2 (erfc) continued fractions at depth 12; "
+    "asymptotic tail below -8.3125",
+    build_f3, _params("pure", tail.TAIL_LUT_END), table_bytes=0,
+    claims={"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0001)},
+    seed=seed_figures("F3 Pure (improved)"),
+    note="the seed's F3 Pure with the tail from -8.3125 instead of -2 and an accurate exp: "
+    "bfloat16 max 28 -> 1",
+))
+register(built(
+    "gelu", "F3 CF Erf (improved)", "continued-fraction",
     "Phi from the erf/erfc continued fractions; the seed's tail LUT (linear, 25 knots) below -3.5",
     build_f3, _params("lut", tail.TAIL_LUT_START),
     table_bytes=tail.TAIL_LUT_BYTES,
     claims={"bfloat16": Claim(87, 0.0717), "float16": Claim(190, 0.5656)},
-    seed=seed_figures("F3 CF Erf"),
+    seed=seed_figures("F3 CF Erf (improved)"),
+    note="the seed's F3 CF Erf without the B3 fallback below -2 and x >= 3 -> x: the LUT's 87 "
+    "stays",
 ))

@@ -21,45 +21,38 @@ Phi(x), z = x/sqrt 2:
         branch is used: 1.95e-5 (after rounding to float32), 100 times below a bfloat16 half-ulp.
         No positive saturation is needed: 1 - erfc/2 reaches 1 by itself, and inf stays inf.
 
-Variants (the seed's names; region thresholds in x):
-    B3 Pure     as the seed describes it: erf Taylor to z^9 (SEED_ERF_TERMS = 5 terms), A&S's own
-                a_k (AS_COEFFS_SEED), the asymptotic tail for x < -8.3125; but this project's
-                exp (``tail.exp_neg``), since the seed's Schraudolph-style fast exp ("IEEE754 bit
-                manipulation and polynomial refinement") is not specified further. The seed's
-                max of 23 (core_neg, the A&S relative error through its fast exp) is therefore
-                not reproduced: measured 2 (see the table below and the claims).
-    B3 Pure (improved)  Taylor to z^19, refitted a_k; asymptotic tail (``tail.asymptotic_tail``)
-                for x < -8.3125, as the seed. There the series' error is below 105/x^8 = 6.9e-6.
+Variants (region thresholds in x). The seed's names are the seed's methods: erf Taylor to z^9
+(SEED_ERF_TERMS = 5 terms), A&S's own a_k (AS_COEFFS_SEED), and the seed's fast exp
+(``tail.seed_fast_exp_neg``) for every e^(-z^2) and the asymptotic tail; "(improved)": Taylor to
+z^19, the refitted a_k, this project's exp (``tail.exp_neg``).
+    B3 Pure     asymptotic tail for x < -8.3125 (the seed's B3 Pure).
     B3 Erf Poly the seed's shared tail LUT for x < -3.5 (``tail.tail_lut``): linear interpolation
-                of GELU on knots 1/4 apart, which limits its accuracy (the seed measured 87 ulps).
-    D2 Pure     the seed's hybrid: "arithmetic where effective", positive saturation x >= 3 -> x,
-                and the cheaper asymptotic tail replacing the erfc rational below a threshold.
-                The seed used -3.0, where the 4-term series is 1.6% off (105/3^8); here the
-                threshold is -5.0, where that bound is 2.7e-4 (0.07 bfloat16 ulps, about half a
-                float16 ulp), so the hybrid costs no bfloat16 accuracy.
+                of GELU on knots 1/4 apart, which limits its accuracy (87 ulps at -7.65).
+    D2 Pure     the seed's hybrid: the asymptotic tail for x < -3 and x >= 3 -> x. The improved
+                one moves the tail to -5, where the 4-term series' bound 105/x^8 is 2.7e-4
+                (0.07 bfloat16 ulps) instead of 1.6% at -3.
     D2 LUT+Erf  tail LUT for x < -3.5 and x >= 3 -> x.
     x >= 3 -> x is exact in bfloat16 (saturation starts at 2.78125) but costs up to 2 float16
     ulps (GELU(3) = 2.99595).
 
-What each change from the seed's B3 Pure buys, measured on every input (max / mean ULP, by
-``get_method("gelu", "B3 Pure (improved)").rebuild(ERF_TAYLOR=..., AS_COEFFS=...)`` and
-``ulplab.sweep.analyze``; all with this project's exp):
+Measured (every input; bfloat16 max / mean, float16 max; ``ulplab.sweep.analyze``):
+    B3 Pure      2 / 0.0039, 9     seed 23      B3 Pure (improved)      1 / 0.0020, 1
+    B3 Erf Poly 87 / 0.0719, 190   seed 87      B3 Erf Poly (improved) 87 / 0.0717, 190
+    D2 Pure      2 / 0.0029, 18    seed 23      D2 Pure (improved)      1 / 0.0020, 2
+    D2 LUT+Erf  87 / 0.0719, 190   seed 87      D2 LUT+Erf (improved)  87 / 0.0717, 190
+The seed's 23 (its core_neg, mean 2.03) is not reproduced, and not by any reading of its fast
+exp: with 2^f by a polynomial of degree 1 (Schraudolph's linear form), 2, 3, 4 B3 Pure measures
+7, 3, 2, 2 (mean 0.024, 0.0044, 0.0039, 0.0038), and with an exact exp 2. The A&S a_k are off
+by 1.2% as a relative approximation of erfc: 3 bfloat16 ulps at most, not 23.
+
+What each change from the seed's B3 Pure buys (max / mean, by ``rebuild``; this project's exp):
     erf Taylor terms   a_k         bfloat16        float16
-    5 (seed)           A&S (seed)  2 / 0.0038      9 / 0.0176     = B3 Pure
+    5 (seed)           A&S (seed)  2 / 0.0038      9 / 0.0176
     10                 A&S (seed)  2 / 0.0036      1 / 0.0040
     5 (seed)           refitted    1 / 0.0021      9 / 0.0143
     10                 refitted    1 / 0.0020      1 / 0.0007     = B3 Pure (improved)
-So the seed's A&S coefficients with an accurate exp already give 2 ULP in bfloat16 (the seed's 23
-is its fast exp's); the relative-error refit buys the last ulp in bfloat16, the longer Taylor
-series float16's 9 -> 1.
-
-The other rows cannot be reproduced for the same reason (the seed's fast exp is not specified);
-measured with the seed's constants and this project's exp (bfloat16 max / mean, float16 max):
-    D2 Pure, tail from the seed's -3         2 / 0.0028, 18   (seed 23; registered: 1, 2)
-    D2 Pure, seed constants, tail from -5    1 / 0.0023, 9
-    B3 Erf Poly, seed constants             87 / 0.0718, 190  (seed 87, reproduced: the LUT's)
-    D2 LUT+Erf, seed constants              87 / 0.0718, 190  (seed 87, reproduced: the LUT's)
-The registered B3 Erf Poly, D2 Pure and D2 LUT+Erf use the improved constants.
+and the seed's fast exp instead of this project's costs 0.0001 of mean (2 / 0.0039, 9 / 0.019).
+So the relative-error refit buys the last bfloat16 ulp, the longer Taylor series float16's 9 -> 1.
 """
 
 from __future__ import annotations
@@ -107,6 +100,7 @@ SEED_ERF_TERMS = 5  # the seed: (2/sqrt pi) z (1 - z^2/3 + z^4/10 - z^6/42 + z^8
 B3_TAIL = tail.TAIL_LUT_END  # -8.3125: the seed's B3 Pure threshold
 D2_TAIL = -5.0               # D2 Pure: first omitted series term 105/x^8 <= 2.7e-4 from here
 D2_SATURATION = 3.0          # D2: x >= 3 -> x (the seed's positive saturation)
+D2_SEED_TAIL = -3.0          # the seed's D2 Pure: the asymptotic tail "for x < -3.0"
 
 
 def erf_taylor_coeffs(n: int = 10) -> tuple[np.float32, ...]:
@@ -182,45 +176,60 @@ def build_b3(p: Params) -> ArrayFn:
 
 
 def b3_params(tail_kind: str, tail_start: float, saturation: float | None = None,
-              **changes: object) -> Params:
-    """Parameters of a B3-family method (``changes``: other values of Phi_b3's)."""
-    decl = {**PHI_DECL, **tail.tail_params(tail_kind), "TAIL_START": threshold(tail_start)}
+              seed_exp: bool = False, **changes: object) -> Params:
+    """Parameters of a B3-family method (``changes``: other values of Phi_b3's; ``seed_exp``:
+    the seed's fast exp, ``tail.seed_fast_exp_neg``, for every exp)."""
+    decl = {**PHI_DECL, **tail.tail_params(tail_kind, seed_exp),
+            "TAIL_START": threshold(tail_start)}
     if saturation is not None:
         decl["SATURATION"] = threshold(saturation)
     return Params(decl).replace(**changes)
 
 
+def seed_b3_params(tail_kind: str, tail_start: float,
+                   saturation: float | None = None) -> Params:
+    """A B3-family method as the seed describes it: erf Taylor to z^9, A&S's own a_k, the seed's
+    fast exp."""
+    return b3_params(tail_kind, tail_start, saturation, seed_exp=True,
+                     ERF_TAYLOR=ERF_TAYLOR[:SEED_ERF_TERMS], AS_COEFFS=AS_COEFFS_SEED)
+
+
+_SEED_B3 = "the seed's B3 erf (Taylor to z^9, A&S 7.1.26's own a_k, the seed's fast exp)"
+# name, idea, tail kind, tail start, saturation, table bytes, claims, note
 _VARIANTS = (
+    ("B3 Pure", f"{_SEED_B3}; asymptotic tail below -8.3125", "pure", B3_TAIL, None, 0,
+     {"bfloat16": Claim(2, 0.0039), "float16": Claim(9, 0.019)}, True,
+     "seed 23, measured 2: the seed's core_neg 23 (mean 2.03) is not its fast exp's (no reading "
+     "of it gives more than 7, see the module) nor its erf's (2 with an exact exp)"),
     ("B3 Pure (improved)", "erf: Taylor (|z|<1) and A&S 7.1.26 form refitted for relative "
      "error, erfc for x<0; asymptotic tail below -8.3125", "pure", B3_TAIL, None, 0,
-     {"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0007)}),
-    ("B3 Erf Poly", "B3 erf core with the seed's tail LUT (linear, 25 knots) below -3.5",
+     {"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0007)}, False,
+     "the seed's B3 Pure with the erf Taylor series to z^19, the A&S a_k refitted for relative "
+     "error and an accurate exp: bfloat16 max 2 -> 1, float16 9 -> 1"),
+    ("B3 Erf Poly", f"{_SEED_B3}; the seed's tail LUT (linear, 25 knots) below -3.5", "lut",
+     tail.TAIL_LUT_START, None, tail.TAIL_LUT_BYTES,
+     {"bfloat16": Claim(87, 0.0719), "float16": Claim(190, 0.5814)}, True, ""),
+    ("B3 Erf Poly (improved)", "B3 erf core (improved) with the seed's tail LUT below -3.5",
      "lut", tail.TAIL_LUT_START, None, tail.TAIL_LUT_BYTES,
-     {"bfloat16": Claim(87, 0.0717), "float16": Claim(190, 0.5662)}),
-    ("D2 Pure", "B3 erf core, asymptotic tail below -5 where it is accurate, x>=3 -> x",
-     "pure", D2_TAIL, D2_SATURATION, 0,
-     {"bfloat16": Claim(1, 0.002), "float16": Claim(2, 0.0052)}),
-    ("D2 LUT+Erf", "B3 erf core, the seed's tail LUT below -3.5, x>=3 -> x",
-     "lut", tail.TAIL_LUT_START, D2_SATURATION, tail.TAIL_LUT_BYTES,
-     {"bfloat16": Claim(87, 0.0717), "float16": Claim(190, 0.5707)}),
+     {"bfloat16": Claim(87, 0.0717), "float16": Claim(190, 0.5662)}, False,
+     "the improved B3 core: the LUT's 87 stays"),
+    ("D2 Pure", f"{_SEED_B3}; asymptotic tail below -3, x>=3 -> x", "pure", D2_SEED_TAIL,
+     D2_SATURATION, 0, {"bfloat16": Claim(2, 0.0029), "float16": Claim(18, 0.0659)}, True,
+     "seed 23, measured 2: as B3 Pure"),
+    ("D2 Pure (improved)", "B3 erf core (improved), asymptotic tail below -5 where it is "
+     "accurate, x>=3 -> x", "pure", D2_TAIL, D2_SATURATION, 0,
+     {"bfloat16": Claim(1, 0.002), "float16": Claim(2, 0.0052)}, False,
+     "the seed's D2 Pure with the improved B3 core and the tail from -5 instead of -3"),
+    ("D2 LUT+Erf", f"{_SEED_B3}; the seed's tail LUT below -3.5, x>=3 -> x", "lut",
+     tail.TAIL_LUT_START, D2_SATURATION, tail.TAIL_LUT_BYTES,
+     {"bfloat16": Claim(87, 0.0719), "float16": Claim(190, 0.5859)}, True, ""),
+    ("D2 LUT+Erf (improved)", "B3 erf core (improved), the seed's tail LUT below -3.5, "
+     "x>=3 -> x", "lut", tail.TAIL_LUT_START, D2_SATURATION, tail.TAIL_LUT_BYTES,
+     {"bfloat16": Claim(87, 0.0717), "float16": Claim(190, 0.5707)}, False,
+     "the improved B3 core: the LUT's 87 stays"),
 )
 
-_NOTES = {"B3 Pure (improved)": "the seed's B3 Pure with the erf Taylor series to z^19 and the "
-           "A&S a_k refitted for relative error: bfloat16 max 2 -> 1, float16 9 -> 1"}
-
-register(built(
-    "gelu", "B3 Pure", "erf",
-    "the seed's: erf Taylor to z^9 (|z|<1), A&S 7.1.26 with its own a_k, erfc for x<0; "
-    "asymptotic tail below -8.3125 (this project's exp, not the seed's fast one)",
-    build_b3, b3_params("pure", B3_TAIL, ERF_TAYLOR=ERF_TAYLOR[:SEED_ERF_TERMS],
-                        AS_COEFFS=AS_COEFFS_SEED),
-    claims={"bfloat16": Claim(2, 0.0038), "float16": Claim(9, 0.0177)},
-    seed=seed_figures("B3 Pure"),
-    note="the seed's fast exp is not specified: with this project's exp the seed's constants "
-    "give bfloat16 max 2 (seed 23)",
-))
-
-for _name, _idea, _kind, _start, _sat, _bytes, _claims in _VARIANTS:
-    register(built("gelu", _name, "erf", _idea, build_b3, b3_params(_kind, _start, _sat),
-                   table_bytes=_bytes, claims=_claims, note=_NOTES.get(_name, ""),
-        seed=seed_figures(_name),))
+for _name, _idea, _kind, _start, _sat, _bytes, _claims, _seed, _note in _VARIANTS:
+    _p = (seed_b3_params(_kind, _start, _sat) if _seed else b3_params(_kind, _start, _sat))
+    register(built("gelu", _name, "erf", _idea, build_b3, _p, table_bytes=_bytes, claims=_claims,
+                   note=_note, seed=seed_figures(_name)))

@@ -42,12 +42,14 @@ Core = Callable[[np.ndarray, Params], np.ndarray]
 
 
 def frame_params(tail_kind: str, tail_start: float = tail.TAIL_LUT_START,
-                 positive_from: float = LUT_SATURATION) -> dict[str, Param]:
-    """The frame's declared parameters: the tail's (``tail.tail_params``), TAIL_START (the tail
-    below it) and POSITIVE_FROM (the mirror, or x itself, from there)."""
+                 positive_from: float = LUT_SATURATION, seed_exp: bool = False
+                 ) -> dict[str, Param]:
+    """The frame's declared parameters: the tail's (``tail.tail_params``; ``seed_exp``: with the
+    seed's fast exp), TAIL_START (the tail below it) and POSITIVE_FROM (the mirror, or x itself,
+    from there)."""
     if tail_kind not in ("pure", "lut"):
         raise ValueError(tail_kind)
-    return {**tail.tail_params(tail_kind), "TAIL_START": threshold(tail_start),
+    return {**tail.tail_params(tail_kind, seed_exp), "TAIL_START": threshold(tail_start),
             "POSITIVE_FROM": threshold(positive_from)}
 
 

@@ -21,8 +21,18 @@ x * (1 - Phi) for x > 0. No Taylor patch: Phi(0) = 1/2 is a knot.
 Beyond: the seed's shared tail LUT below -3.5 (``tail.tail_lut``, as the seed's D4 row shows:
 tail_neg max 87), and x + GELU(-x) with the asymptotic tail above 3.5 (``tail.mirror_positive``).
 
-Seed (bfloat16): max 88 (near_zero), mean 0.60, core_neg max 62. Measured here: the claims
-below; the core is within 1 ulp and only the tail LUT's 87 at about -7.65 remains.
+D4 Non-uniform (the seed's, ``build_d4_seed``): GELU linear between the seed's 23 breakpoints
+(``pwl_r3.seed_pwl_core``: GELU at each, rounded once), the seed's Taylor 0.5 x + 0.3989 x^2 for
+|x| < 0.125, the shared tail LUT below -3.5, x -> x from 3. D4 Non-uniform (improved): the
+table of Phi above.
+
+Measured (every input; bfloat16 max / mean, near_zero / core_pos / core_neg max; float16 max):
+    D4 Non-uniform             180 / 0.2001, 26 / 2 / 42, 1435   seed 88 / 0.60, 88 / 7 / 62
+    D4 Non-uniform (improved)   87 / 0.0722, 1 / 1 / 1, 190
+Not reproduced: the seed's near_zero 88 (mean 0.74) and core_neg mean 29 say its table is
+coarser or different from this reading, which the text does not pin down (interpolating Phi
+instead of GELU gives 201 / 0.18, near_zero 1). What the improvement buys: the fine table of
+Phi takes core_neg 42 -> 1 and the max 180 -> 87 (the LUT's).
 """
 
 from __future__ import annotations
@@ -33,10 +43,10 @@ import math
 import numpy as np
 
 from ulplab.kit import fma, lookup
-from ulplab.methods.gelu import tail
+from ulplab.methods.gelu import pwl_r3, tail
 from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.params import Params
+from ulplab.methods.params import Params, constant, threshold
 from ulplab.methods.params import table as table_param
 from ulplab.methods.registry import ArrayFn, Claim, built, register
 
@@ -113,12 +123,50 @@ def build_d4(p: Params) -> ArrayFn:
     return impl
 
 
+SEED_KNOTS = (-4.0, -3.0, -2.5, -2.0, -1.5, -1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0,
+              1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 8.0)  # the seed's 23 breakpoints
+SEED_TAYLOR_BELOW = 0.125  # the seed's near-zero fix: |x| < 0.125 -> 0.5 x + 0.3989 x^2
+SEED_TAYLOR_X2 = f32(0.3989)  # the seed's decimal (1/sqrt(2 pi) = 0.39894...), rounded to float32
+
+
+def build_d4_seed(p: Params) -> ArrayFn:
+    """The seed's D4: GELU linear between its breakpoints (``pwl_r3.seed_pwl_core``), Taylor
+    0.5 x + 0.3989 x^2 for |x| < TAYLOR_BELOW, the shared tail LUT below -3.5, x from 3."""
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            y = pwl_r3.seed_pwl_core(x, p)
+            near = x * (0.5 + p.TAYLOR_X2 * x)
+            y = where32(np.abs(x) < p.TAYLOR_BELOW, near, y)
+            y = tail.with_tail(x, y, p.TAIL_START, tail.tail_lut, p)
+            y = where32(x >= p.SATURATION, x, y)
+            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+
+    return impl
+
+
 register(built(
     "gelu", "D4 Non-uniform", "lut",
+    "the seed's: GELU linear between its 23 breakpoints (steps 1/4 to 2), Taylor for |x|<0.125; "
+    "the seed's tail LUT below -3.5, x>=3 -> x",
+    build_d4_seed,
+    Params({**pwl_r3.seed_pwl_params(SEED_KNOTS), "TAYLOR_X2": constant(SEED_TAYLOR_X2),
+            "TAYLOR_BELOW": threshold(SEED_TAYLOR_BELOW),
+            "TAIL_START": threshold(tail.TAIL_LUT_START), "SATURATION": threshold(3.0),
+            **tail.tail_params("lut", seed_exp=True)}),
+    table_bytes=8 * len(SEED_KNOTS) + tail.TAIL_LUT_BYTES,
+    claims={"bfloat16": Claim(180, 0.2001), "float16": Claim(1435, 8.9333)},
+    note="seed 88, measured 180 (at -3.5, the segment [-4, -3] ending at the LUT): the seed's "
+    "text does not say what its table holds; neither GELU nor Phi at its breakpoints gives 88",
+    seed=seed_figures("D4 Non-uniform"),
+))
+register(built(
+    "gelu", "D4 Non-uniform (improved)", "lut",
     "Phi from a piecewise-uniform table (seed's breakpoints, power-of-two steps 1/64..1/8 chosen "
     "for 2^-11 relative error, 163 knots), linear interpolation; the seed's tail LUT below -3.5",
-    build_d4, Params({"TABLE": table_param(TABLE), **tail.LUT_PARAMS}),
+    build_d4, Params({"TABLE": table_param(TABLE, of="Phi", at=KNOTS), **tail.LUT_PARAMS}),
     table_bytes=TABLE_BYTES + tail.TAIL_LUT_BYTES,
     claims={"bfloat16": Claim(87, 0.0722), "float16": Claim(190, 0.6017)},
-    seed=seed_figures("D4 Non-uniform"),
+    seed=seed_figures("D4 Non-uniform (improved)"),
+    note="the seed's D4 as a piecewise-uniform table of Phi (162 intervals): bfloat16 max "
+    "180 -> 87 (the LUT's), core_neg 42 -> 1",
 ))

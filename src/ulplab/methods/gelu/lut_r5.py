@@ -22,6 +22,8 @@ seed's x >= 3 -> x is exact in bfloat16 but 2 float16 ulps off at x = 3.
              -4.25 has the smallest mean in both; the seed's -3 reproduces its bfloat16 max
              of 2 and mean 0.003 (seed 0.002)).
     R5 LUT   table on [-3.5, 3), the seed's shared tail LUT below -3.5.
+R5 Pure and R5 LUT take every exp (tail, mirror) from the seed's fast exp
+(``tail.seed_fast_exp_neg``); R5 Pure (improved) from this project's (``tail.exp_neg``).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ SEED_R5_TAIL = -3.0  # the seed's R5 Pure: the asymptotic tail below -3
 PHI_TABLE = tail.uniform_table(tail.phi_cdf_exact, R5_LO, R5_STEP, R5_KNOTS)
 R5_HI = R5_LO + R5_STEP * (R5_KNOTS - 1)  # 3.0
 R5_TAIL = -4.25
+R5_KNOT_XS = [R5_LO + R5_STEP * i for i in range(R5_KNOTS)]  # exact binary fractions
 
 
 def phi_r5(x: np.ndarray, p: Params) -> np.ndarray:
@@ -65,8 +68,9 @@ def build_r5(p: Params) -> ArrayFn:
     return impl
 
 
-def _params(tail_kind: str, tail_start: float) -> Params:
-    return Params({"PHI_TABLE": table_param(PHI_TABLE), **tail.tail_params(tail_kind),
+def _params(tail_kind: str, tail_start: float, seed_exp: bool = True) -> Params:
+    return Params({"PHI_TABLE": table_param(PHI_TABLE, of="Phi", at=R5_KNOT_XS),
+                   **tail.tail_params(tail_kind, seed_exp),
                    "TAIL_START": threshold(tail_start)})
 
 
@@ -82,7 +86,7 @@ register(built(
 register(built(
     "gelu", "R5 Pure (improved)", "lut",
     "Phi from a 513-knot table on [-9, 3] by linear interpolation; asymptotic tail below -4.25",
-    build_r5, _params("pure", R5_TAIL),
+    build_r5, _params("pure", R5_TAIL, seed_exp=False),
     table_bytes=PHI_TABLE.nbytes,
     claims={"bfloat16": Claim(1, 0.0022), "float16": Claim(3, 0.0182)},
     seed=seed_figures("R5 Pure (improved)"),

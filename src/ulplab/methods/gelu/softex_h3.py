@@ -20,8 +20,22 @@ which is up to 10% relative at x = -3 (GELU_tanh(-3) = -0.00364 vs -0.00405) and
                23, 40 bfloat16 ulps; -2.5 has the smallest mean (0.0065) of the 8-ulp ones.
     H3 SoftEx  the seed's shared tail LUT below -3.5 (its 87-ulp limit at -7.66) and x -> x from 3.
 
-Seed (bfloat16 max/mean): H3 Pure 861/0.67, H3 SoftEx 1247/1.26. Measured here: see the
-claims (H3 Pure 8/0.0065, H3 SoftEx 87/0.0966).
+The seed's names are the seed's methods (``core_seed``): the Pade [2/2] of e^w on the unreduced
+w = 2z, tanh z = (e - 1)/(e + 1), GELU = 0.5 x (1 + tanh z), with Hendrycks & Gimpel's constants
+(the seed writes 0.7978 (x + 0.0356 x^3) in H3 and 0.7978 x + 0.0356 x^3 in R4: the latter is
+sqrt(2/pi)(x + 0.044715 x^3), used here), and the seed's fast exp in the tails:
+    H3 Pure    asymptotic tail below -3 (our reading: the seed's Pure threshold), mirror from 3.
+    H3 SoftEx  the shared tail LUT below -3.5, x -> x from 3.
+The seed's text says the Pade exp "uses fallback for |x| > 2", but its figures are those of no
+fallback: measured (every input; bfloat16 max / mean, core_pos / core_neg max; float16 max)
+    H3 Pure    861 / 0.6678, 28 / 861, 6890   seed 861 / 0.67, 28 / 861 (reproduced)
+    H3 SoftEx 1247 / 1.2575, 28 / 861, 9973   seed 1247 / 1.26 (reproduced)
+With the seed's B3 erf as a fallback for |x| > 2 they would measure 210 / 0.1413 and
+210 / 0.2103 (the Pade is 3x off at w = -3.8, x = -2); for |w| > 2, 7 / 0.0077 and 87 / 0.0767.
+"(improved)": range reduction before the Pade, x sigma(2u) (no cancellation), this project's
+exp; H3 Pure (improved) with the tail from -2.5: 8 / 0.0065 (float16 69), H3 SoftEx (improved)
+87 / 0.0966 (float16 460). The range reduction buys 861 -> 23 at the same threshold -3 (the
+tanh form's own error there), the threshold -2.5 the rest.
 """
 
 from __future__ import annotations
@@ -32,6 +46,7 @@ import numpy as np
 
 from ulplab.kit import fma, ldexp
 from ulplab.kit.ops import f32hex
+from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.framing import Core, frame_params, make_kernel, measured
 from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import LN2_HI, LN2_LO, LOG2E, where32
@@ -77,19 +92,61 @@ def tanh_form_core(exp_fn: Callable[..., np.ndarray]) -> Core:
 TANH_FORM_PARAMS = {"SQRT_2_OVER_PI": constant(SQRT_2_OVER_PI),
                     "TANH_CUBIC": constant(TANH_CUBIC)}
 
+# ---------------------------------------------------------------------------------------------
+# The seed's H3: the Pade exp on the unreduced argument and the tanh quotient
+# ---------------------------------------------------------------------------------------------
+
+SEED_H3_PURE_TAIL = -3.0   # our reading: the seed's Pure methods' -3 (H3 Pure's is not stated)
+
+
+def core_seed(x: np.ndarray, p: Params) -> np.ndarray:
+    """The seed's H3 core: e = (1 + w/2 + w^2/12)/(1 - w/2 + w^2/12) at w = 2z, z = A (x + B x^3),
+    tanh z = (e - 1)/(e + 1), GELU = 0.5 x (1 + tanh z) (no fallback: see the module)."""
+    with np.errstate(all="ignore"):
+        z = p.SQRT_2_OVER_PI * (x + p.TANH_CUBIC * (x * x * x))
+        w = 2.0 * z
+        w2 = w * w
+        e = (1.0 + 0.5 * w + w2 / 12.0) / (1.0 - 0.5 * w + w2 / 12.0)
+        th = (e - 1.0) / (e + 1.0)
+        return (0.5 * x) * (1.0 + th)
+
+
+def _seed_params(tail_kind: str, tail_start: float = tail.TAIL_LUT_START) -> Params:
+    return Params({**TANH_FORM_PARAMS, **frame_params(tail_kind, tail_start, seed_exp=True)})
+
+
 register(built(
     "gelu", "H3 Pure", "softex",
-    "tanh form x sigma(2u) with e^w by range reduction + Pade [2/2]; asymptotic tail below -2.5",
-    make_kernel(tanh_form_core(pade_exp), "pure"),
-    Params({**TANH_FORM_PARAMS, **frame_params("pure", H3_PURE_TAIL)}),
-    claims=measured((8, 0.0065), (69, 0.2892)),
+    "the seed's: tanh form with e^w by Pade [2/2] on the unreduced w; asymptotic tail below -3",
+    make_kernel(core_seed, "pure"), _seed_params("pure", SEED_H3_PURE_TAIL),
+    claims=measured((861, 0.6678), (6890, 43.4185)),
     seed=seed_figures("H3 Pure"),
 ))
 register(built(
     "gelu", "H3 SoftEx", "softex",
+    "the seed's: tanh form with e^w by Pade [2/2] on the unreduced w; the seed's tail LUT "
+    "below -3.5, x>=3 -> x",
+    make_kernel(core_seed, "lut"), _seed_params("lut"),
+    claims=measured((1247, 1.2575), (9973, 78.0321)),
+    seed=seed_figures("H3 SoftEx"),
+))
+register(built(
+    "gelu", "H3 Pure (improved)", "softex",
+    "tanh form x sigma(2u) with e^w by range reduction + Pade [2/2]; asymptotic tail below -2.5",
+    make_kernel(tanh_form_core(pade_exp), "pure"),
+    Params({**TANH_FORM_PARAMS, **frame_params("pure", H3_PURE_TAIL)}),
+    claims=measured((8, 0.0065), (69, 0.2892)),
+    seed=seed_figures("H3 Pure (improved)"),
+    note="the seed's H3 Pure with the exp range-reduced, x sigma(2u) instead of the tanh "
+    "quotient and the tail from -2.5: bfloat16 max 861 -> 8",
+))
+register(built(
+    "gelu", "H3 SoftEx (improved)", "softex",
     "tanh form x sigma(2u) with e^w by range reduction + Pade [2/2]; the seed's tail LUT",
     make_kernel(tanh_form_core(pade_exp), "lut"),
     Params({**TANH_FORM_PARAMS, **frame_params("lut")}),
     claims=measured((87, 0.0966), (460, 2.1809)),
-    seed=seed_figures("H3 SoftEx"),
+    seed=seed_figures("H3 SoftEx (improved)"),
+    note="the seed's H3 SoftEx with the exp range-reduced and x sigma(2u): bfloat16 max "
+    "1247 -> 87 (the LUT's)",
 ))

@@ -24,16 +24,26 @@ computed at 40 digits from mpmath and each rounded once to float32 (4 floats per
 equivalent of the seed's h00/h10/h01/h11 basis). Phi = S for x < 0, 1 - S for x >= 0. The
 seed's near-zero Taylor patch is not needed: the knot at 0 gives Phi(0) = 1/2 exactly.
 
-Variants (the seed's names):
-    C1 Pure    spline on [-4.25, 4.25], asymptotic tail (``tail.asymptotic_tail``) below -4.25
-               (the threshold R5 Pure chose by measurement: series error below 105/x^8 = 1e-3),
-               x + GELU(-x) by the same tail above 4.25 (``tail.mirror_positive``).
-    C1 Spline  spline on [-3.5, 3.5], the seed's shared tail LUT below -3.5, the mirror above.
-The seed's x >= 3 -> x saturation is exact in bfloat16 but 2 float16 ulps off; the mirror is not.
+Variants. The seed's names are the seed's methods (``gelu_seed_spline``): a Hermite spline of
+GELU itself (values GELU(x_i), slopes GELU'(x_i), exact, rounded once) on its knots SEED_KNOTS,
+the Fritsch-Carlson clamp per segment (it fires on [-1, -0.5] and [-0.5, 0], where GELU turns),
+the basis form h00 y0 + h10 h m0 + h01 y1 + h11 h m1, Taylor x (0.5 + x/sqrt(2 pi)) for |x| <
+0.125, x >= 3 -> x, and
+    C1 Pure    the asymptotic tail below -3.5 (the seed's fast exp);
+    C1 Spline  the shared tail LUT below -3.5.
+"(improved)", the spline of Phi on the greedy dyadic knots above:
+    C1 Pure (improved)    spline on [-4.25, 4.25], asymptotic tail below -4.25 (the threshold
+                          R5 Pure chose by measurement), x + GELU(-x) by the same tail above 4.25.
+    C1 Spline (improved)  spline on [-3.5, 3.5], the shared tail LUT below -3.5, the mirror above.
 
-Seed (bfloat16): C1 Pure max 35, mean 0.03 (core_neg max 12); C1 Spline max 87, mean 0.10.
-Measured here: the claims below; the finer knots take core_neg to at most 1 ulp; C1 Spline keeps
-the tail LUT's 87 at about -7.65.
+Measured (every input; bfloat16 max / mean, float16 max / mean):
+    C1 Pure     35 / 0.0306, 281 / 1.83   seed 35 / 0.03 (reproduced, core_neg 12 as the seed's)
+    C1 Spline   87 / 0.1001, 281 / 2.39   seed 87 / 0.10 (reproduced)
+    C1 Pure (improved)    1 / 0.0021, 1 / 0.0019
+    C1 Spline (improved) 87 / 0.0717, 190 / 0.567
+The seed's 35 is at -3.45: the 4-term series starts at -3.5, where it is 1% off; its core_neg 12
+is the coarse spline (and the clamp near GELU's minimum). What the improvement buys: the fine
+spline of Phi takes core_neg 12 -> 1, the tail from -4.25 the tail's 35 -> 1.
 """
 
 from __future__ import annotations
@@ -48,7 +58,9 @@ from ulplab.kit import fma, lookup
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.params import Params, threshold
+from ulplab.methods.params import Param, Params, threshold
+from ulplab.methods.params import knots as knots_param
+from ulplab.methods.params import table as table_param
 from ulplab.methods.registry import ArrayFn, Claim, built, register
 
 f32 = np.float32
@@ -122,35 +134,43 @@ class Spline:
         self.columns = tuple(np.ascontiguousarray(self.coeffs[:, j]) for j in range(4))
         self.table_bytes = self.knot_array.nbytes + self.inv_h.nbytes + self.coeffs.nbytes
 
-    def phi_neg(self, s: np.ndarray) -> np.ndarray:
-        """Phi(s) for s <= 0 (s below lo extrapolates the first segment; callers replace it)."""
-        with np.errstate(all="ignore"):
-            idx = np.zeros(s.shape, dtype=np.int32)
-            for k in self.knots[1:-1]:
-                idx += s >= k
-            t = (s - lookup(self.knot_array, idx)) * lookup(self.inv_h, idx)
-            c0, c1, c2, c3 = (lookup(c, idx) for c in self.columns)
-            return fma(t, fma(t, fma(t, c3, c2), c1), c0)  # Horner with FMA
 
-    def phi(self, x: np.ndarray) -> np.ndarray:
-        """Phi(x) on [lo, -lo]: S(-|x|), and 1 - S(-x) for x >= 0."""
-        with np.errstate(all="ignore"):
-            s = self.phi_neg(-np.abs(x))
-            return where32(x < 0.0, s, 1.0 - s)
+def spline_params(spline: Spline) -> dict[str, Param]:
+    """A spline's declared parameters: SPLINE_KNOTS, the segment reciprocals SPLINE_INV_H and
+    the Hermite coefficient columns SPLINE_C0..C3 (C0: Phi at the left knots, C1: h phi there)."""
+    left = spline.knots[:-1]
+    cols = {f"SPLINE_C{j}": table_param(c, of=of, at=left if of else None)
+            for j, (c, of) in enumerate(zip(spline.columns, ("Phi", "h phi", "", ""),
+                                            strict=True))}
+    return {"SPLINE_KNOTS": knots_param(spline.knots), "SPLINE_INV_H": table_param(spline.inv_h),
+            **cols}
+
+
+def phi_spline(x: np.ndarray, p: Params) -> np.ndarray:
+    """Phi(x) on [SPLINE_KNOTS[0], -SPLINE_KNOTS[0]] from the declared spline: S(-|x|) by
+    Horner with FMA in the segment's t, and 1 - S(-x) for x >= 0."""
+    with np.errstate(all="ignore"):
+        s = -np.abs(x)
+        idx = np.zeros(s.shape, dtype=np.int32)
+        for k in p.SPLINE_KNOTS[1:-1]:
+            idx += s >= k
+        t = (s - lookup(p.SPLINE_KNOTS, idx)) * lookup(p.SPLINE_INV_H, idx)
+        c0, c1, c2, c3 = (lookup(p[f"SPLINE_C{j}"], idx) for j in range(4))
+        y = fma(t, fma(t, fma(t, c3, c2), c1), c0)  # Horner with FMA
+        return where32(x < 0.0, y, 1.0 - y)
 
 
 def build_c1(p: Params) -> ArrayFn:
-    """A C1 kernel: x Phi_spline(x) on [lo, -lo), the tail below lo (asymptotic, or the LUT where
-    declared), x + GELU(-x) above -lo. The spline is built from SPLINE_LO (knots placed for it)."""
-    spline = _spline(float(p.SPLINE_LO))
+    """A C1 kernel: x Phi_spline(x) on [lo, -lo), lo = SPLINE_KNOTS[0], the tail below lo
+    (asymptotic, or the LUT where declared), x + GELU(-x) above -lo."""
+    lo = p.SPLINE_KNOTS[0]
     tail_fn = tail.tail_lut if "TAIL_COARSE" in p else tail.asymptotic_tail
 
     def impl(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
-            core = x * spline.phi(x)
-            core = where32(x >= -spline.lo, tail.mirror_positive(x, tail.asymptotic_tail, p),
-                           core)
-            y = tail.with_tail(x, core, spline.lo, tail_fn, p)
+            core = x * phi_spline(x, p)
+            core = where32(x >= -lo, tail.mirror_positive(x, tail.asymptotic_tail, p), core)
+            y = tail.with_tail(x, core, lo, tail_fn, p)
             return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
 
     return impl
@@ -160,28 +180,124 @@ PURE_SPLINE = Spline(C1_PURE_TAIL)
 LUT_SPLINE = Spline(C1_SPLINE_TAIL)
 
 
-def _spline(lo: float) -> Spline:
-    for s in (PURE_SPLINE, LUT_SPLINE):
-        if s.lo == lo:
-            return s
-    return Spline(lo)
+# ---------------------------------------------------------------------------------------------
+# The seed's C1: a Hermite spline of GELU itself on its 10 hand-picked knots
+# ---------------------------------------------------------------------------------------------
+
+SEED_KNOTS = (-4.0, -3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 4.0)  # the seed's knots
+SEED_TAYLOR_BELOW = 0.125  # |x| < 0.125: the seed's GELU ~ x (0.5 + x/sqrt(2 pi))
+SEED_SATURATION = 3.0      # the seed's x >= 3 -> x
+INV_SQRT_2PI = tail.INV_SQRT_2PI
+
+
+def seed_segment_slopes(knots: tuple[float, ...]) -> np.ndarray:
+    """(n-1, 4) float32 rows (y0, y1, h m0, h m1) per segment: y = GELU at the knots and
+    m = GELU' = Phi + x phi there (mpmath, 40 digits), with the seed's Fritsch-Carlson clamp
+    applied per segment (alpha = m0/delta, beta = m1/delta, delta = (y1 - y0)/h; if
+    alpha^2 + beta^2 > 9: m0 <- tau alpha delta, m1 <- tau beta delta, tau = 3/sqrt(alpha^2 +
+    beta^2)), each rounded once to float32."""
+    rows = []
+    with mpmath.workdps(40):
+        for a, b in itertools.pairwise(knots):
+            h = mpmath.mpf(b) - mpmath.mpf(a)
+            y0, y1 = tail.gelu_exact(a), tail.gelu_exact(b)
+            m0, m1 = (tail.phi_cdf_exact(v) + v * mpmath.npdf(mpmath.mpf(v)) for v in (a, b))
+            delta = (y1 - y0) / h
+            al, be = m0 / delta, m1 / delta
+            if al * al + be * be > 9:
+                tau = 3 / mpmath.sqrt(al * al + be * be)
+                m0, m1 = tau * al * delta, tau * be * delta
+            rows.append([y0, y1, h * m0, h * m1])
+    return np.array([[float(c) for c in r] for r in rows], dtype=np.float32)
+
+
+SEED_KNOT_ARRAY = np.array(SEED_KNOTS, dtype=np.float32)
+SEED_INV_H = np.array([1.0 / (b - a) for a, b in itertools.pairwise(SEED_KNOTS)],
+                      dtype=np.float32)  # 1, 2, 2, 1, 1/2: exact
+SEED_ROWS = seed_segment_slopes(SEED_KNOTS)
+SEED_COLUMNS = tuple(np.ascontiguousarray(SEED_ROWS[:, j]) for j in range(4))
+SEED_TABLE_BYTES = SEED_KNOT_ARRAY.nbytes + SEED_INV_H.nbytes + SEED_ROWS.nbytes
+
+
+def gelu_seed_spline(x: np.ndarray) -> np.ndarray:
+    """The seed's spline of GELU: segment i = count of interior knots <= x (clamped to the first
+    and last segment), t = (x - x_i)/h_i, H = h00 y0 + h10 h m0 + h01 y1 + h11 h m1 with
+    h00 = 2t^3 - 3t^2 + 1, h10 = t^3 - 2t^2 + t, h01 = -2t^3 + 3t^2, h11 = t^3 - t^2 (the seed's
+    basis form, float32 multiplies and adds)."""
+    with np.errstate(all="ignore"):
+        idx = np.zeros(x.shape, dtype=np.int32)
+        for k in SEED_KNOTS[1:-1]:
+            idx += x >= k
+        t = (x - lookup(SEED_KNOT_ARRAY, idx)) * lookup(SEED_INV_H, idx)
+        y0, y1, hm0, hm1 = (lookup(c, idx) for c in SEED_COLUMNS)
+        t2 = t * t
+        t3 = t2 * t
+        h00 = 2.0 * t3 - 3.0 * t2 + 1.0
+        h10 = t3 - 2.0 * t2 + t
+        h01 = -2.0 * t3 + 3.0 * t2
+        h11 = t3 - t2
+        return h00 * y0 + h10 * hm0 + h01 * y1 + h11 * hm1
+
+
+def build_c1_seed(p: Params) -> ArrayFn:
+    """The seed's C1 kernel: Taylor for |x| < TAYLOR_BELOW, the spline of GELU, the tail
+    (asymptotic, or the LUT where declared) below TAIL_START, x from SATURATION."""
+    tail_fn = tail.tail_lut if "TAIL_COARSE" in p else tail.asymptotic_tail
+
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            y = gelu_seed_spline(x)
+            near = x * (0.5 + x * INV_SQRT_2PI)
+            y = where32(np.abs(x) < p.TAYLOR_BELOW, near, y)
+            y = tail.with_tail(x, y, p.TAIL_START, tail_fn, p)
+            y = where32(x >= p.SATURATION, x, y)
+            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+
+    return impl
+
+
+def _seed_params(tail_kind: str) -> Params:
+    return Params({"TAYLOR_BELOW": threshold(SEED_TAYLOR_BELOW),
+                   "SATURATION": threshold(SEED_SATURATION),
+                   "TAIL_START": threshold(tail.TAIL_LUT_START),
+                   **tail.tail_params(tail_kind, seed_exp=True)})
 
 
 register(built(
     "gelu", "C1 Pure", "spline",
-    "cubic Hermite spline of Phi, 33 greedy dyadic knots on [-4.25, 0] (rel. error 2^-14), "
-    "mirrored for x>0; asymptotic tail beyond 4.25",
-    build_c1, Params({"SPLINE_LO": threshold(C1_PURE_TAIL), **tail.PURE_PARAMS}),
-    table_bytes=PURE_SPLINE.table_bytes,
-    claims={"bfloat16": Claim(1, 0.0021), "float16": Claim(1, 0.0019)},
+    "the seed's cubic Hermite spline of GELU on its 10 knots (Fritsch-Carlson clamp), Taylor "
+    "for |x|<0.125; asymptotic tail below -3.5, x>=3 -> x",
+    build_c1_seed, _seed_params("pure"), table_bytes=SEED_TABLE_BYTES,
+    claims={"bfloat16": Claim(35, 0.0306), "float16": Claim(281, 1.8322)},
     seed=seed_figures("C1 Pure"),
 ))
 register(built(
     "gelu", "C1 Spline", "spline",
+    "the seed's cubic Hermite spline of GELU on its 10 knots (Fritsch-Carlson clamp), Taylor "
+    "for |x|<0.125; the seed's tail LUT below -3.5, x>=3 -> x",
+    build_c1_seed, _seed_params("lut"), table_bytes=SEED_TABLE_BYTES + tail.TAIL_LUT_BYTES,
+    claims={"bfloat16": Claim(87, 0.1001), "float16": Claim(281, 2.3852)},
+    seed=seed_figures("C1 Spline"),
+))
+register(built(
+    "gelu", "C1 Pure (improved)", "spline",
+    "cubic Hermite spline of Phi, 33 greedy dyadic knots on [-4.25, 0] (rel. error 2^-14), "
+    "mirrored for x>0; asymptotic tail beyond 4.25",
+    build_c1, Params({**spline_params(PURE_SPLINE), **tail.PURE_PARAMS}),
+    table_bytes=PURE_SPLINE.table_bytes,
+    claims={"bfloat16": Claim(1, 0.0021), "float16": Claim(1, 0.0019)},
+    seed=seed_figures("C1 Pure (improved)"),
+    note="the seed's C1 Pure with a spline of Phi on 33 dyadic knots and the tail from -4.25: "
+    "bfloat16 max 35 -> 1",
+))
+register(built(
+    "gelu", "C1 Spline (improved)", "spline",
     "cubic Hermite spline of Phi, 21 greedy dyadic knots on [-3.5, 0]; the seed's tail LUT "
     "below -3.5",
-    build_c1, Params({"SPLINE_LO": threshold(C1_SPLINE_TAIL), **tail.LUT_PARAMS}),
+    build_c1, Params({**spline_params(LUT_SPLINE), **tail.LUT_PARAMS}),
     table_bytes=LUT_SPLINE.table_bytes + tail.TAIL_LUT_BYTES,
     claims={"bfloat16": Claim(87, 0.0717), "float16": Claim(190, 0.5671)},
-    seed=seed_figures("C1 Spline"),
+    seed=seed_figures("C1 Spline (improved)"),
+    note="the seed's C1 Spline with a spline of Phi on 21 dyadic knots: the LUT's 87 stays, "
+    "core_neg 12 -> 1",
 ))

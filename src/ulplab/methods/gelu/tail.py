@@ -17,6 +17,21 @@ time to build tables, each entry rounded once to float32.
     |x|^2 2^-25 relative (4e-6 at x = -13.6, where bfloat16 GELU reaches 0). At x = -inf it
     gives -0.
 
+``seed_fast_exp_neg(u)`` = e^-u for u >= 0: the seed's fast exp, as far as the seed describes it.
+    The seed's text (000_*): "The 'Pure' methods use fast_exp_neg() for the asymptotic tail,
+    which computes exp(-u) via IEEE754 bit manipulation and polynomial refinement - not via
+    std::exp()" (citing Schraudolph 1999); "exp(-u) = 2^(-u/ln2) using IEEE754 bit
+    manipulation"; "fast_exp_neg(x2 * 0.5f);  // via 2^x bit manipulation"; and (its history)
+    "R5 Pure achieves Max ULP = 2 after fixing subnormal handling in exp approximation".
+    This reading (what is not the seed's text is ours): t = -u / LN2 (one float32 division, as
+    the text writes it); k = floor(t), f = t - k in [0, 1) (exact); 2^f by a short polynomial,
+    SEED_EXP2 of degree 3 fitted for least maximum relative error on [0, 1] (7.5e-5 after
+    rounding to float32; the seed gives neither degree nor coefficients: ``fit_seed_exp2``);
+    2^k built from exponent bits as Schraudolph does, (k + 127) << 23, split into two factors
+    2^(k - floor(k/2)) and 2^floor(k/2) so that results below 2^-126 are subnormals instead of
+    garbage (our reading of the seed's subnormal fix): e = (P(f) * 2^k1) * 2^k2, the first
+    product exact, the second one rounding. t is clamped at -252 (e^-u < 2^-252 gives 0).
+
 The seed's tail LUT (its "shared tail" of the non-Pure methods):
     GELU at x = -8, -7.75, ..., -3.5 (19 knots, step 1/4) and x = -8.3125, ..., -8 (6 knots,
     step 1/16), linear interpolation between knots; below -8.3125 the asymptotic tail. The
@@ -31,7 +46,7 @@ import mpmath
 import numpy as np
 
 from ulplab.kit import fma, ldexp, lookup
-from ulplab.kit.ops import f32hex
+from ulplab.kit.ops import f32hex, from_bits
 from ulplab.methods.params import Param, Params, coeffs, evaluate_poly, scheme
 from ulplab.methods.params import table as table_param
 
@@ -55,6 +70,13 @@ INV_SQRT_2PI = _h("0x1.988454p-2")  # 1/sqrt(2 pi) rounded to float32
 ASYMPTOTIC = (1.0, -1.0, 3.0, -15.0)
 
 
+LN2 = _h("0x1.62e430p-1")      # ln 2 rounded to float32 (the seed's t = -u/ln2)
+SEED_EXP_MIN_T = -252.0        # t below this: 2^t < 2^-252, 0 in float32 after both factors
+# 2^f on [0, 1], degree 3, least maximum relative error (7.5e-5 after rounding):
+# fit_seed_exp2(degree=3, n=4001, iters=600)
+SEED_EXP2 = (_h("0x1.fff634p-1"), _h("0x1.644442p-1"), _h("0x1.cefc6ap-3"), _h("0x1.3f96b8p-4"))
+
+
 def where32(cond: np.ndarray, a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
     """np.where for float32 kernels that refuses a non-float32 result at run time too (the test
     guard, ``ulplab.kit.Float32Guard``, checks np.where only under test)."""
@@ -71,8 +93,11 @@ def taylor_exp_coeffs(n: int = 8) -> tuple[np.float32, ...]:
 
 def exp_neg(u: np.ndarray, p: Params | None = None) -> np.ndarray:
     """e^-u for float32 u >= 0, by Cody-Waite reduction, a degree-7 polynomial and ldexp
-    (``p``: EXP_TAYLOR and SCHEME of a method's parameters; the tail's own when None)."""
+    (``p``: EXP_TAYLOR and SCHEME of a method's parameters; the tail's own when None); the
+    seed's fast exp (``seed_fast_exp_neg``) instead where ``p`` declares SEED_EXP2."""
     p = PARAMS if p is None else p
+    if "SEED_EXP2" in p:
+        return seed_fast_exp_neg(u, p)
     with np.errstate(all="ignore"):
         uc = np.minimum(u, EXP_MAX_ARG)
         k = np.rint(uc * LOG2E)
@@ -81,6 +106,39 @@ def exp_neg(u: np.ndarray, p: Params | None = None) -> np.ndarray:
         poly = evaluate_poly(p.SCHEME, r, p.EXP_TAYLOR)
         kk = where32(np.isnan(k), 0.0, k)
         return ldexp(poly, -kk.astype(np.int32))
+
+
+def fit_seed_exp2(degree: int = 3, n: int = 4001, iters: int = 600) -> tuple[np.float32, ...]:
+    """Coefficients of 2^f on [0, 1] of least maximum relative error (fit time only, float64,
+    Lawson's reweighting on n equally spaced f), each rounded to float32: regenerates SEED_EXP2."""
+    f = np.linspace(0.0, 1.0, n)
+    basis = np.stack([f**j for j in range(degree + 1)], axis=1)
+    target = 2.0**f
+    weight = np.full(n, 1.0 / n)
+    a = np.zeros(degree + 1)
+    for _ in range(iters):
+        sw = np.sqrt(weight)
+        a, *_ = np.linalg.lstsq(basis / target[:, None] * sw[:, None], sw, rcond=None)
+        weight = weight * (np.abs(basis @ a / target - 1.0) + 1e-300)
+        weight /= weight.sum()
+    return tuple(f32(c) for c in a)
+
+
+def pow2_bits(k: np.ndarray) -> np.ndarray:
+    """2^k for integer-valued float32 k in [-126, 127], built from exponent bits (k + 127) << 23."""
+    kk = where32(np.isnan(k), 0.0, k).astype(np.int32)
+    return from_bits((kk + 127).astype(np.uint32) << np.uint32(23))
+
+
+def seed_fast_exp_neg(u: np.ndarray, p: Params) -> np.ndarray:
+    """e^-u for float32 u >= 0, the seed's fast exp as read above (``p``: SEED_EXP2, SCHEME)."""
+    with np.errstate(all="ignore"):
+        t = np.maximum(-u / LN2, SEED_EXP_MIN_T)  # NaN stays NaN (np.maximum propagates it)
+        k = np.floor(t)
+        f = t - k
+        poly = evaluate_poly(p.SCHEME, f, p.SEED_EXP2)
+        k2 = np.floor(0.5 * k)
+        return (poly * pow2_bits(k - k2)) * pow2_bits(k2)
 
 
 def gauss_pdf(x: np.ndarray, p: Params | None = None) -> np.ndarray:
@@ -183,16 +241,26 @@ PURE_PARAMS: dict[str, Param] = {"EXP_TAYLOR": coeffs(EXP_TAYLOR),
                                  "ASYMPTOTIC": coeffs(ASYMPTOTIC), "SCHEME": scheme()}
 """exp_neg, gauss_pdf, asymptotic_tail: the exp's Taylor coefficients, the asymptotic series,
 and the evaluation scheme of every polynomial of the method."""
-LUT_PARAMS: dict[str, Param] = {**PURE_PARAMS, "TAIL_COARSE": table_param(TAIL_COARSE),
-                                "TAIL_FINE": table_param(TAIL_FINE)}
+LUT_PARAMS: dict[str, Param] = {
+    **PURE_PARAMS,
+    "TAIL_COARSE": table_param(TAIL_COARSE, of="GELU",
+                               at=[TAIL_LUT_FINE + 0.25 * i for i in range(TAIL_COARSE.size)]),
+    "TAIL_FINE": table_param(TAIL_FINE, of="GELU",
+                             at=[TAIL_LUT_END + 0.0625 * i for i in range(TAIL_FINE.size)])}
 """tail_lut: the asymptotic tail's parameters and the two knot tables."""
 PARAMS = Params(LUT_PARAMS)
 """The pieces' own parameters, used when a caller passes none."""
 
 
-def tail_params(kind: str) -> dict[str, Param]:
-    """The declared parameters of a tail kind: "pure" (asymptotic) or "lut" (the seed's LUT)."""
-    return {"pure": PURE_PARAMS, "lut": LUT_PARAMS}[kind]
+SEED_EXP_PARAMS: dict[str, Param] = {"SEED_EXP2": coeffs(SEED_EXP2)}
+"""What a method that uses the seed's fast exp adds: its presence switches ``exp_neg``."""
+
+
+def tail_params(kind: str, seed_exp: bool = False) -> dict[str, Param]:
+    """The declared parameters of a tail kind: "pure" (asymptotic) or "lut" (the seed's LUT);
+    with ``seed_exp`` the seed's fast exp (``SEED_EXP_PARAMS``) for every exp of the method."""
+    decl = {"pure": PURE_PARAMS, "lut": LUT_PARAMS}[kind]
+    return {**decl, **SEED_EXP_PARAMS} if seed_exp else decl
 
 
 def tail_fn(kind: str) -> Callable[..., np.ndarray]:

@@ -79,6 +79,7 @@ from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.params import Params, coeffs, evaluate_poly, integer, scheme, threshold
+from ulplab.methods.params import knots as knots_param
 from ulplab.methods.params import table as table_param
 from ulplab.methods.registry import ArrayFn, Claim, built, register
 
@@ -199,7 +200,7 @@ register(built(
 def _tt_fast_params(sign_copy: int) -> Params:
     return Params({"TT_FAST_SLOPES": table_param(TT_FAST_SLOPES),
                    "TT_FAST_INTERCEPTS": table_param(TT_FAST_INTERCEPTS),
-                   "TT_FAST_CUTS": table_param(TT_FAST_CUTS), "SIGN_COPY": integer(sign_copy)})
+                   "TT_FAST_CUTS": knots_param(TT_FAST_CUTS), "SIGN_COPY": integer(sign_copy)})
 
 
 register(built(
