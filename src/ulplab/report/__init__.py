@@ -75,11 +75,14 @@ _FIGURE = re.compile(r"[-+]?(?:[\d.]+(?:e[-+]?\d+)?|inf|nan) \(0x[0-9a-f]+\)")
 def _figure_column(t: Table, header: str, cells: Sequence[str], justify: str = "right",
                    name: bool = False) -> None:
     """A column as wide as its widest word, whose words never wrap, fold or get an ellipsis;
-    a ``name`` column (a method's name) is as wide as its longest name and never wraps."""
+    a ``name`` column (a method's name) is as wide as its longest name, except that a name's
+    parenthesized suffix ("B3 Pure (improved)") may go to a second line."""
     widest = max([len(w) for c in cells
-                  for w in ([c] if name or _FIGURE.fullmatch(c) else c.split())] +
+                  for w in (c.split(" (") if name else [c] if _FIGURE.fullmatch(c)
+                            else c.split())] +
                  [len(w) for w in header.split()] + [1])
-    one_word = name or all(len(c.split()) <= 1 or _FIGURE.fullmatch(c) for c in cells)
+    one_word = (all(" (" not in c for c in cells) if name else
+                all(len(c.split()) <= 1 or _FIGURE.fullmatch(c) for c in cells))
     t.add_column(header, justify=justify, min_width=widest, no_wrap=one_word,  # type: ignore[arg-type]
                  overflow="fold")
 
