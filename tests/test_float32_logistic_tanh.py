@@ -9,7 +9,6 @@ import pytest
 
 from kernel_checks import assert_correctly_rounded32
 from ulplab.export import det_kernel
-from ulplab.kernels import exceptions
 from ulplab.oracle.fast32 import correctly_rounded32
 
 f32 = np.float32
@@ -76,7 +75,6 @@ SUBNORMAL_RESULTS = {
 }
 
 
-
 def _check(func: str, bits: np.ndarray) -> None:
     assert_correctly_rounded32(func, np.unique(bits.astype(u32)), compiled=True)
 
@@ -119,24 +117,6 @@ def test_subnormal_results(func: str) -> None:
 @pytest.mark.parametrize("func", FUNCS)
 def test_few_bit_hard_cases(func: str) -> None:
     _check(func, _few_bit_inputs())
-
-
-
-@pytest.mark.parametrize("func", FUNCS)
-def test_exceptions_are_needed_and_the_numpy_entry_point_applies_them(func: str) -> None:
-    """Every table entry is an input the nearest kernel alone gets wrong (the table holds
-    nothing else), and the NumPy entry point (not only the C one) returns the table's value."""
-    from ulplab.kernels.core import rounding
-
-    t = exceptions.table(func)
-    assert t is not None
-    x = t.keys.view(f32)
-    nearest = det_kernel(func)  # the registered kernel; rounded in the mode of the context
-    with rounding("nearest"), np.errstate(all="ignore"):
-        plain = nearest(x).view(u32)
-    assert not np.any(plain == t.values)
-    with np.errstate(all="ignore"):
-        assert np.array_equal(det_kernel(func, "float32")(x).view(u32), t.values)
 
 
 SPECIAL_BY_MODE = [  # (func, input bits, odd result bits, float32 result bits)
