@@ -70,6 +70,9 @@ def test_special_values(method):
     assert y[6] == 0 and y[8] == 0
     if method.name.startswith("TT Fast"):
         return  # no zero branch in the hardware: see test_tt_fast_values
+    if method.name == "D3 LUT+Corr":  # the seed's text: a correction that is not 0 at x = 0
+        assert y[3] == y[4] == method(np.array([1e-30], dtype=f32))[0] < 0
+        return
     assert y[3] == 0 and not np.signbit(y[3])
     assert y[4] == 0 and np.signbit(y[4])
     y20 = method(np.array([-20.0], dtype=f32))[0]
@@ -81,10 +84,11 @@ def test_special_values(method):
 # The seed's R3 PWL draws its first segments through (0, 0) and (+-0.5, GELU(+-0.5)): tiny x
 # gives 0.6915 x (x > 0) and 0.3085 x (x < 0), the 38% error of its near_zero region; the seed's
 # F2 has Phi(0) = 0.499125 from its 8 quadrature nodes (both tested below); the seed's C2 has
-# Phi(0+) = 0x1.0002d8p-1 and Phi(0-) = 0x1.fffa50p-2, its free constant terms (tested below)
+# Phi(0+) = 0x1.0002d8p-1 and Phi(0-) = 0x1.fffa50p-2, its free constant terms (tested below);
+# the seed's D3 adds a constant correction (test_gelu_methods_tables.test_d3_seed_reading)
 @pytest.mark.parametrize("method", [m for m in RESEARCH if m.family != "tenstorrent" and m.name
                                     not in ("E9 Remez BF16 (improved)", "R3 PWL",
-                                            "F2 Quadrature", "C2 Piecewise")],
+                                            "F2 Quadrature", "C2 Piecewise", "D3 LUT+Corr")],
                          ids=_ids)
 def test_subnormal_inputs_give_half_of_x(method):
     x = np.array([TINY, -TINY, 2 * TINY, 1e-39, -1e-39, 1e-20, -1e-20], dtype=f32)
@@ -154,12 +158,9 @@ def test_seed_fast_exp_is_its_cubic_times_exponent_bits():
     edge = tail.exp_neg(np.array([np.inf, np.nan, 0.0, 1e30], dtype=f32), p)
     assert edge[0] == 0 and np.isnan(edge[1]) and edge[3] == 0
     assert edge[2] == tail.SEED_EXP2[0]  # 2^0 = P(0): the minimax cubic is 0.99993 there
-    # every seed method with an exp declares it (and so uses it); no improved one does. D3 is
-    # still this project's rebuild under the seed's name (its module says why)
-    still_rebuilt = ("D3 LUT+Corr",)
+    # every seed method with an exp declares it (and so uses it); no improved one does
     for m in RESEARCH:
-        if (m.params is not None and "EXP_TAYLOR" in m.params and m.seed
-                and m.name not in still_rebuilt):
+        if m.params is not None and "EXP_TAYLOR" in m.params and m.seed:
             assert "SEED_EXP2" in m.params, m.name
         if m.name.endswith("(improved)") and m.params is not None:
             assert "SEED_EXP2" not in m.params, m.name

@@ -85,11 +85,27 @@ def test_d3_table_and_correction():
     np.testing.assert_array_equal(c3, lut_d3.CORR_C3)
     # the correction vanishes at the knots: Phi there is the table value
     x = np.arange(-4.0, 4.0, 0.25, dtype=f32)
-    p = get_method("gelu", "D3 LUT+Corr").params
+    p = get_method("gelu", "D3 LUT+Corr (improved)").params
     np.testing.assert_array_equal(lut_d3.phi_d3(x, p), lut_d3.TABLE[:-1])
     # C2 follows the curvature: -Phi''(mid) h^2 / 2 = mid phi(mid) h^2/2, sign of the midpoint
     mids = -4.0 + 0.25 * (np.arange(32) + 0.5)
     assert np.all(np.sign(lut_d3.CORR_C2) == np.sign(mids))
+
+
+def test_d3_seed_reading():
+    # the seed's text: a GELU table, one global c1 delta + c2 delta^2
+    assert lut_d3.SEED_TABLE.size == 33 and lut_d3.SEED_TABLE[16] == 0
+    assert lut_d3.SEED_TABLE[0] == f32(float(tail.gelu_exact(-4.0)))
+    assert lut_d3.seed_correction() == (lut_d3.SEED_C1, lut_d3.SEED_C2)
+    assert float(lut_d3.SEED_C1) == float.fromhex("-0x1.6bcffep-27")
+    assert float(lut_d3.SEED_C2) == float.fromhex("-0x1.7111aep-5")
+    m = get_method("gelu", "D3 LUT+Corr")
+    assert "SEED_EXP2" in m.params and m.params.C2 == lut_d3.SEED_C2
+    # why it is not the seed's 94 near zero: at tiny x delta = -1/8 and the correction is a
+    # constant, -c1/8 + c2/64, that every tiny input returns
+    tiny = m(np.array([1e-30, -1e-30], dtype=f32))
+    c1, c2, d = lut_d3.SEED_C1, lut_d3.SEED_C2, f32(-0.125)
+    np.testing.assert_array_equal(tiny, c1 * d + c2 * (d * d))
 
 
 def test_pwl_knots_and_tables():

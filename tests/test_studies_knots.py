@@ -77,6 +77,7 @@ def test_verify_knots_finds_no_mismatch(bf16_study):
     res = bf16_study("verify-knots")
     names = {r["table"] for r in res["tables"]}
     assert {"TAIL_COARSE", "TAIL_FINE", "PHI_TABLE", "D3 LUT+Corr: TABLE",
+            "D3 LUT+Corr (improved): TABLE",
             "D4 Non-uniform (improved): TABLE", "POS_TABLE", "NEG_TABLE", "KNOT_GELU_POS",
             "C1 Pure (improved): SPLINE_C0", "C1 Pure (improved): SPLINE_C1",
             "C1 Spline (improved): SPLINE_C0", "EXP2_TABLE", "EXP_VALUES"} <= names
