@@ -198,3 +198,62 @@ def test_det_api_float32_rounding_on_every_framework(func: str) -> None:
     jnp = pytest.importorskip("jax.numpy")
     got = det.apply(func, jnp.asarray(x), "float32")
     assert np.array_equal(np.asarray(got).view(np.uint32), want)
+
+
+@pytest.mark.parametrize("func", WITH_TABLE)
+def test_fast_mode_flags_every_exception_and_agrees_elsewhere(func: str) -> None:
+    """The compiled runner's first pass (the ``fast`` mode) must flag every input of the table
+    (the runner fixes only flagged results), and give the nearest kernel's bits wherever it
+    does not flag: on the table's inputs and their neighbours, 2^16 random patterns, and
+    subnormal and huge inputs."""
+    from ulplab.kernels import kernel_entry
+
+    t = exceptions.table(func)
+    assert t is not None
+    bound = kernel_entry(func)["bound"]
+    rng = np.random.default_rng(11)
+    x = np.concatenate([t.keys, t.keys + np.uint32(1), t.keys - np.uint32(1),
+                        rng.integers(0, 2**32, 1 << 16, dtype=np.uint64).astype(np.uint32),
+                        np.arange(0, 1 << 12, dtype=np.uint32) * np.uint32(0x100000),
+                        np.uint32(0x80000000) + np.arange(1, 300, dtype=np.uint32)]).view(f32)
+    kern = det_kernel(func)
+    with np.errstate(all="ignore"):
+        with core.rounding("fast", bound):
+            fast = kern(x).view(np.uint32)
+        with core.rounding("nearest"):
+            plain = kern(x).view(np.uint32)
+    flagged = (fast & np.uint32(0x7FFFFFFF)) == core.FLAG_NAN
+    assert flagged[: t.keys.size].all()
+    assert np.array_equal(fast[~flagged], plain[~flagged])
+    # on ordinary inputs the first pass decides almost everything (random bit patterns are
+    # half huge ones, whose tiny results some kernels' first pass leaves to the second)
+    ordinary = rng.uniform(-10, 10, 1 << 16).astype(f32)
+    with np.errstate(all="ignore"), core.rounding("fast", bound):
+        share = ((kern(ordinary).view(np.uint32) & np.uint32(0x7FFFFFFF)) == core.FLAG_NAN)
+    assert share.mean() < 0.005
+
+
+def test_fast_mode_flags_subnormal_results() -> None:
+    hi = np.array([1.0, 1.5, 1.0], f32)
+    lo = np.zeros(3, f32)
+    m = np.array([-126, -127, -149], np.int32)
+    with core.rounding("fast", 2.0**-40):
+        got = core.round_result_scaled(hi, lo, m).view(np.uint32)
+    assert got[0] == 0x00800000 and (got[1:] == core.FLAG_NAN).all()
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.integers(0, 0x7F7FFFFF), st.floats(-1.0, 1.0), st.booleans(),
+       st.sampled_from([2.0**-37, 2.0**-41, 2.0**-44]))
+def test_fast_undecided_covers_the_flag_test(hb: int, frac: float, neg: bool,
+                                             bound: float) -> None:
+    """The fast mode's shorter rounding test marks every pair the flag mode marks (it may mark
+    more: the runner recomputes those), with lo at any fraction of hi's half ulp, midpoints
+    and powers of two included."""
+    hi = np.array([hb], np.uint32).view(f32)
+    with np.errstate(all="ignore"):
+        ulp = float(np.spacing(np.abs(hi[0])))
+        lo = np.array([frac * ulp / 2], f32)
+        if neg:
+            hi, lo = -hi, -lo
+        assert core._undecided_fast(hi, lo, bound)[0] or not core._undecided(hi, lo, bound)[0]

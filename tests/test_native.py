@@ -28,6 +28,25 @@ def test_every_build_variant_gives_the_golden_bits(func, variant):
     assert golden_hash(func, native.kernel(func, variant)) == GOLDEN[func]
 
 
+GOLDEN32 = json.loads(resources.files("ulplab.kernels").joinpath("golden_float32.json")
+                      .read_text())
+
+
+RUNNER_CASES = [(f, native.best_variant()) for f in DET if f in GOLDEN32] + [
+    (f, v) for f in ("exp", "sin", "sigmoid") for v in native.VARIANTS
+    if v != native.best_variant()]
+
+
+@pytest.mark.parametrize(("func", "variant"), RUNNER_CASES)
+def test_float32_runner_gives_the_golden_bits(func, variant):
+    """The two-pass float32 runner: every function on the best build, exp, sin and sigmoid on
+    every other variant (each variant builds three libraries per function)."""
+    if variant not in native.runnable_variants():
+        pytest.skip(f"this CPU cannot run the {variant} build")
+    kern = native.kernel(func, variant, "float32")
+    assert golden_hash(func, kern, rounding="float32") == GOLDEN32[func]
+
+
 @pytest.mark.parametrize("march", ["x86-64-v3", "x86-64-v4"])
 @pytest.mark.parametrize("func", DET)
 def test_the_main_loop_vectorizes(func, march, tmp_path):
@@ -93,13 +112,13 @@ def test_fast_path_runs_give_the_kernel_bits(func):
 
     below, _ = kernel_entry(func)["fast_path"]
     rng = np.random.default_rng(5)
-    n = 9 * native.BLOCK + 123
+    n = 9 * native.CHUNK + 123
     small = rng.uniform(-4000, 4000, n).astype(np.float32)
     big = rng.integers(below, 0x7F800000, n, dtype=np.uint64).astype(np.uint32).view(np.float32)
     edge = np.array([below - 1, below, 0x7FC00000, 0x7F800000], np.uint32).view(np.float32)
     cases = [small, small.copy(), small.copy(), np.where(rng.random(n) < 0.5, small, big)]
-    cases[1][[5, 3 * native.BLOCK + 7, n - 1]] = edge[[1, 2, 3]]
-    cases[2][:: native.BLOCK] = big[:: native.BLOCK]
+    cases[1][[5, 3 * native.CHUNK + 7, n - 1]] = edge[[1, 2, 3]]
+    cases[2][:: native.CHUNK] = big[:: native.CHUNK]
     cases[3][-4:] = edge
     from ulplab.export import has_float32
 
@@ -122,3 +141,27 @@ def test_det_methods_run_compiled_with_the_numpy_bits():
         assert m.compiled is not None and float32_kernel(m.function).__name__.endswith("_native")
         with np.errstate(all="ignore"):
             assert np.array_equal(m(xs).view(np.uint32), m.impl(xs).view(np.uint32)), m.function
+
+
+@pytest.mark.parametrize("func", ["exp", "log", "sin", "sigmoid", "gelu", "expm1"])
+def test_float32_runner_fixes_flagged_results_in_every_chunk(func):
+    """The two-pass float32 runner on inputs whose first pass flags many results: every
+    exception input, subnormal results, results on both sides of a chunk edge, a short tail;
+    and out = x. The bits are the NumPy entry point's."""
+    from ulplab.export import det_kernel
+    from ulplab.kernels import exceptions
+
+    t = exceptions.table(func)
+    rng = np.random.default_rng(3)
+    n = 3 * native.CHUNK + 17
+    x = rng.uniform(-120, 120, n).astype(np.float32)
+    keys = t.keys.view(np.float32)
+    x[native.CHUNK - 2: native.CHUNK - 2 + min(keys.size, 4)] = keys[:4]
+    x[-min(keys.size, 10):] = keys[:10]
+    x[:: 97] = np.float32(-100.0)  # exp: a subnormal result
+    kern, ref = native.kernel(func, rounding="float32"), det_kernel(func, "float32")
+    with np.errstate(all="ignore"):
+        want = ref(x).view(np.uint32)
+    assert np.array_equal(kern(x).view(np.uint32), want)
+    y = x.copy()
+    assert np.array_equal(kern(y, y).view(np.uint32), want)

@@ -11,10 +11,25 @@ concurrent processes never load half a library.
 
 A kernel whose ``KERNELS`` entry has a ``fast_path`` (B, impl) — the same bits as the kernel on
 every input whose magnitude's encoding is below B, with the work for the others left out (sin
-and cos without the Payne-Hanek reduction) — gets that impl compiled too; the runner checks the
-input in blocks of ``BLOCK`` values and calls the fast build on the runs of blocks that lie
-entirely below B, the full one elsewhere. The result does not depend on the blocking (the tests
-hold both builds and the runner to the golden hashes).
+and cos without the Payne-Hanek reduction) — gets that impl compiled too; the driver below
+calls it on every chunk of inputs that lies entirely below B, the full one elsewhere. The result
+does not depend on the chunking (the tests hold both builds and the runner to the golden
+hashes).
+
+The float32 entry point runs in two passes (``_float32_passes``): the kernel traced in the
+``fast`` rounding mode (``ulplab.kernels.core``: nearest rounding with every result it cannot
+decide flagged — within the kernel's bound of a midpoint, or subnormal) over the inputs, then
+the whole float32 entry point (nearest rounding, subnormal results and the exception table)
+on the flagged ones only: about 1e-5 of the inputs for exp, so the exception table's four
+gathers and the subnormal branch leave the hot loop. Every exception is an input the flag
+mode marks (that is how the tables were found; tested), so the output is the entry point's,
+bit for bit (tested against the golden hashes, and over all 2^32 inputs by
+``benchmarks/verify_native.py``).
+
+All of it runs in ``ulplab_drive``, a small C driver (``DRIVER``) that takes the kernels as
+function pointers: chunks of ``CHUNK`` inputs, copied to a buffer first (so ``out`` may be
+``x`` itself), the fast path chosen per chunk, the flagged outputs fixed per chunk (their
+inputs gathered into one buffer and run through the entry point in one call).
 
 Build variants (function multi-versioning by separate builds, chosen at run time from the CPU's
 flags): ``avx512`` (-march=x86-64-v4), ``avx2`` (-march=x86-64-v3: AVX2 and FMA), ``portable``
@@ -139,8 +154,114 @@ def _entry(func: str, variant: str, rounding: str = "odd") -> Callable[..., None
     return fn
 
 
-BLOCK = 4096
-"""Inputs per block when choosing between a kernel's fast and full builds."""
+CHUNK = 2048
+"""Inputs per chunk of the driver: the fast path is chosen, and flags fixed, per chunk."""
+
+FLAG_BITS = 0x7FC00001
+"""A flagged result (``core.FLAG_NAN``), either sign."""
+
+DRIVER = f"""
+#include <stdint.h>
+#include <string.h>
+typedef void (*ul_kernel)(const float *restrict, float *restrict, long);
+/* out[i] = the kernel's result for x[i]: main (or fast, on a chunk whose magnitudes are all
+   encoded below `below`) over each chunk, then fix on the results main/fast flagged. */
+void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kernel fast_k,
+                  uint32_t below, ul_kernel fix_k) {{
+    float xb[{CHUNK}], yb[{CHUNK}];
+    for (long s = 0; s < n; s += {CHUNK}) {{
+        const long m = n - s < {CHUNK} ? n - s : {CHUNK};
+        memcpy(xb, x + s, (size_t)m * 4);
+        ul_kernel k = main_k;
+        if (fast_k) {{
+            uint32_t top = 0;
+            for (long i = 0; i < m; i++) {{
+                uint32_t b; memcpy(&b, xb + i, 4); b &= 0x7FFFFFFFu;
+                top = b > top ? b : top;
+            }}
+            if (top < below) k = fast_k;
+        }}
+        k(xb, yb, m);
+        if (fix_k) {{
+            uint32_t any = 0;
+            for (long i = 0; i < m; i++) {{
+                uint32_t b; memcpy(&b, yb + i, 4);
+                any |= (uint32_t)((b & 0x7FFFFFFFu) == 0x{FLAG_BITS:08X}u);
+            }}
+            if (any) {{  /* gather the flagged inputs, one vectorized call, scatter back */
+                float xf[{CHUNK}], yf[{CHUNK}];
+                int32_t at[{CHUNK}];
+                long k2 = 0;
+                for (long i = 0; i < m; i++) {{
+                    uint32_t b; memcpy(&b, yb + i, 4);
+                    if ((b & 0x7FFFFFFFu) == 0x{FLAG_BITS:08X}u) {{
+                        xf[k2] = xb[i]; at[k2] = (int32_t)i; k2++;
+                    }}
+                }}
+                fix_k(xf, yf, k2);
+                for (long j = 0; j < k2; j++) yb[at[j]] = yf[j];
+            }}
+        }}
+        memcpy(out + s, yb, (size_t)m * 4);
+    }}
+}}
+"""
+
+
+@cache
+def _driver(variant: str) -> Callable[..., None]:
+    fn = ctypes.CDLL(str(build_source("driver", DRIVER, variant))).ulplab_drive
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p,
+                   ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p]
+    fn.restype = None
+    return fn
+
+
+def _compiled(name: str, kern: Callable[[np.ndarray], np.ndarray], head: str,
+              variant: str) -> Callable[..., None]:
+    from ulplab.export.emit_c import emit_c
+    from ulplab.export.trace import trace
+
+    src = emit_c(trace(kern), name, head, dialect="c")
+    fn = getattr(ctypes.CDLL(str(build_source(name[7:], src, variant))), name)
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
+    fn.restype = None
+    return fn
+
+
+def _address(fn: Callable[..., None] | None) -> int | None:
+    return None if fn is None else ctypes.cast(fn, ctypes.c_void_p).value
+
+
+@cache
+def _float32_passes(func: str, variant: str) -> tuple[Callable[..., None], int,
+                                                      Callable[..., None] | None]:
+    """(main, below, fast) of the float32 entry point's first pass: the kernel, and its fast
+    path where it has one, traced in the ``fast`` rounding mode with the kernel's bound."""
+    from ulplab.export import c_name, header
+    from ulplab.kernels import kernel_entry
+    from ulplab.kernels.core import rounding
+
+    entry = kernel_entry(func)
+    bound = entry["bound"]
+
+    def in_fast_mode(impl: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray],
+                                                                             np.ndarray]:
+        def run(x: np.ndarray) -> np.ndarray:
+            with rounding("fast", bound):
+                return impl(x)
+        return run
+
+    head = header(func, "c", "float32") + ("\nFirst pass of the compiled float32 runner "
+                                           "(ulplab.export.native): the fast rounding mode.")
+    name = c_name(func, "float32") + "_fast_mode"
+    main = _compiled(name, in_fast_mode(entry["impl"]), head, variant)
+    fast = entry.get("fast_path")
+    if fast is None:
+        return main, 0, None
+    below, impl = fast
+    return main, below, _compiled(name + "_below", in_fast_mode(impl), head + "\nFast path: "
+                                  f"inputs with |x| encoded below 0x{below:08x} only.", variant)
 
 
 @cache
@@ -148,8 +269,6 @@ def _fast_entry(func: str, variant: str,
                 rounding: str = "odd") -> tuple[int, Callable[..., None]] | None:
     """(B, C function) of ``func``'s fast path for inputs below B, or None if it has none."""
     from ulplab.export import c_name, header
-    from ulplab.export.emit_c import emit_c
-    from ulplab.export.trace import trace
     from ulplab.kernels import kernel_entry
     from ulplab.kernels.exceptions import correctly_rounded
 
@@ -158,44 +277,26 @@ def _fast_entry(func: str, variant: str,
         return None
     below, impl = fast
     kern = impl if rounding == "odd" else correctly_rounded(func, impl)
-    name = c_name(func, rounding) + "_fast"
-    src = emit_c(trace(kern), name, header(func, "c", rounding) + "\nFast path: inputs with "
-                 f"|x| encoded below 0x{below:08x} only.", dialect="c")
-    fn = getattr(ctypes.CDLL(str(build_source(name[7:], src, variant))), name)
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
-    fn.restype = None
-    return below, fn
-
-
-def _blocks_below(bits: np.ndarray, below: int) -> np.ndarray:
-    """For each whole block of ``BLOCK`` inputs: are all magnitudes encoded below ``below``?"""
-    nb = bits.size // BLOCK
-    mags = bits[: nb * BLOCK].reshape(nb, BLOCK) & np.uint32(0x7FFFFFFF)
-    return mags.max(axis=1) < np.uint32(below)
-
-
-def _run_split(full: Callable[..., None], fast: Callable[..., None], below: int,
-               xs: np.ndarray, out: np.ndarray) -> None:
-    ok = _blocks_below(xs.reshape(-1).view(np.uint32), below)
-    edges = np.flatnonzero(ok[1:] != ok[:-1]) + 1
-    starts = np.concatenate([[0], edges]).astype(np.int64)
-    ends = np.concatenate([edges, [ok.size]]).astype(np.int64)
-    xp, yp = xs.ctypes.data, out.ctypes.data
-    for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
-        fn = fast if ok[s] else full
-        fn(xp + 4 * s * BLOCK, yp + 4 * s * BLOCK, (e - s) * BLOCK)
-    done = ok.size * BLOCK
-    if done < xs.size:
-        full(xp + 4 * done, yp + 4 * done, xs.size - done)
+    return below, _compiled(c_name(func, rounding) + "_fast", kern,
+                            header(func, "c", rounding) + "\nFast path: inputs with |x| "
+                            f"encoded below 0x{below:08x} only.", variant)
 
 
 def kernel(func: str, variant: str | None = None, rounding: str = "odd") -> NativeKernel:
     """``f(x, out=None)``: ``func``'s det kernel compiled for ``variant`` (default: the best this
-    CPU runs). ``x`` is read in place when it is a C-contiguous float32 array (otherwise one
-    float32 copy is made); the result goes into ``out`` (a C-contiguous float32 array of x's
-    shape; may be x itself) or a new array."""
-    fn = _entry(func, variant or best_variant(), rounding)
-    fast = _fast_entry(func, variant or best_variant(), rounding)
+    CPU runs), in ``rounding`` ("odd" or "float32": the two passes of the module docstring).
+    ``x`` is read in place when it is a C-contiguous float32 array (otherwise one float32 copy
+    is made); the result goes into ``out`` (a C-contiguous float32 array of x's shape; may be x
+    itself) or a new array."""
+    variant = variant or best_variant()
+    drive = _driver(variant)
+    if rounding == "odd":
+        fast = _fast_entry(func, variant)
+        main, below, first_fast, fix = (_entry(func, variant), *(fast or (0, None)), None)
+    else:
+        main, below, first_fast = _float32_passes(func, variant)
+        fix = _entry(func, variant, rounding)
+    args = (_address(main), _address(first_fast), below, _address(fix))
 
     def run(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         xs = np.ascontiguousarray(x, dtype=np.float32)
@@ -204,10 +305,7 @@ def kernel(func: str, variant: str | None = None, rounding: str = "odd") -> Nati
         elif (out.dtype != np.float32 or out.shape != xs.shape
               or not out.flags.c_contiguous or not out.flags.writeable):
             raise UsageError("out must be a writeable C-contiguous float32 array of x's shape")
-        if fast is None or xs.size < 2 * BLOCK:
-            fn(xs.ctypes.data, out.ctypes.data, xs.size)
-        else:
-            _run_split(fn, fast[1], fast[0], xs, out)
+        drive(xs.ctypes.data, out.ctypes.data, xs.size, *args)
         return out
 
     run.__name__ = f"ulplab_{func}_native" + ("" if rounding == "odd" else f"_{rounding}")

@@ -17,16 +17,21 @@ so every export carries one mode:
     the exact value lies within the error bound of a float32 midpoint; those inputs are found
     once, over all 2^32 float32 inputs, by the ``flag`` mode, and their correctly rounded results
     are a table that the float32 entry point applies last (``ulplab.kernels.exceptions``).
-    Known imprecision (left as is because every exception table was built with it): a
-    subnormal result whose hi (scaled) lies exactly on a midpoint can lose lo's sign when
-    (s - n) + lo 2^t rounds to exactly 1/2, and then ties to even; such inputs are within the
-    bound of a midpoint, so the flag mode marks them and the oracle decides them (silu, gelu and
-    gelu_tanh take their tiny x/2 from the bits in nearest mode for that reason).
+    A subnormal result is built as an integer n = rint(hi 2^t) (t = m + 149) and moved by one
+    where the rest (hi 2^t - n) + lo 2^t passes a half: that happens only where hi 2^t - n is
+    exactly +-1/2, and lo's sign decides it (exactly; an earlier version added the two in
+    float32 and lost lo at such ties, rounding them to even).
 ``flag``
     As ``nearest``, but a result whose rounding the bound cannot decide — hi + lo within
     ``bound`` |hi + lo| (plus the rounding of the test itself) of a float32 midpoint — is
     replaced by the NaN 0x7FC00001 with the result's sign (``FLAG_NAN``). Used only by the scan
     that builds the exception tables (``ulplab.analysis.cr_scan``).
+``fast``
+    As ``flag``, and ``round_result_scaled`` does not build subnormal results: it flags them
+    too. The first pass of the compiled float32 runner (``ulplab.export.native``): every result
+    it does not flag is the ``nearest`` one (the operations that give it are the same; only
+    the discarded subnormal branch is left out), and the runner recomputes the flagged ones
+    with the whole float32 entry point, so its output is that entry point's, bit for bit.
 
 Special values that a kernel returns without rounding hi + lo (a saturated tanh, exp of a tiny
 x) are written per mode with ``by_mode``; where the mode changes a threshold the kernel says so.
@@ -45,12 +50,16 @@ from typing import Any
 
 import numpy as np
 
+from ulplab.kit import ldexp
+
 f32 = np.float32
 CANONICAL_NAN = np.uint32(0x7FC00000)
 FLAG_NAN = np.uint32(0x7FC00001)
 """The result of an input whose rounding the flag mode cannot decide (with the result's sign)."""
-MODES = ("odd", "nearest", "flag")
+MODES = ("odd", "nearest", "flag", "fast")
 _MODE: ContextVar[tuple[str, float]] = ContextVar("ulplab_kernel_rounding", default=("odd", 0.0))
+_OUTSIDE: ContextVar[list[Any] | None] = ContextVar("ulplab_kernel_outside", default=None)
+"""In the fast mode: masks of the lanes where a ``scale`` left its exact range (flagged)."""
 
 
 @contextmanager
@@ -59,17 +68,19 @@ def rounding(mode: str, bound: float = 0.0) -> Iterator[None]:
     docstring); ``bound`` is the relative error of hi + lo that the ``flag`` mode assumes."""
     if mode not in MODES:
         raise ValueError(f"unknown rounding mode {mode!r}; valid: {', '.join(MODES)}")
-    if mode == "flag" and not 0.0 < bound < 2.0**-26:
+    if mode in ("flag", "fast") and not 0.0 < bound < 2.0**-26:
         raise ValueError(f"flag mode needs an error bound in (0, 2^-26), not {bound!r}")
     token = _MODE.set((mode, float(bound)))
+    outside = _OUTSIDE.set([] if mode == "fast" else None)
     try:
         yield
     finally:
+        _OUTSIDE.reset(outside)
         _MODE.reset(token)
 
 
 def current_rounding() -> str:
-    """The mode kernels round in here: "odd", "nearest" or "flag"."""
+    """The mode kernels round in here: "odd", "nearest", "flag" or "fast"."""
     return _MODE.get()[0]
 
 
@@ -77,6 +88,27 @@ def by_mode(odd: Any, nearest: Any) -> Any:
     """``odd`` in the round-to-odd mode, else ``nearest`` (special values of a kernel that are
     decided without rounding hi + lo, e.g. the odd neighbour of 1 versus 1 itself)."""
     return odd if current_rounding() == "odd" else nearest
+
+
+def scale(x: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """x 2^k rounded once (``kit.ldexp``). In the fast mode, one multiplication by 2^k built
+    from its bits: the same bits as ldexp where k is in [-126, 127] (a product with an exact
+    power of two is rounded once, subnormal results included), and the lanes where k is not
+    are flagged at the final rounding (``_OUTSIDE``). The C ldexp is some 25 operations; a
+    kernel whose scalings stay in range on common inputs (sigmoid's on [-87, 87]) runs its
+    first pass without them."""
+    outside = _OUTSIDE.get()
+    if outside is None:
+        return ldexp(x, k)
+    k = np.asanyarray(k).astype(np.int32)
+    outside.append((k < -126) | (k > 127))
+    return x * pow2(_clamp(k, -126, 127))
+
+
+def _outside_flags(flag: np.ndarray) -> np.ndarray:
+    for mask in _OUTSIDE.get() or ():
+        flag = flag | mask
+    return flag
 
 
 def _step_toward(b: np.ndarray, sign_pos: np.ndarray, value_pos: np.ndarray) -> np.ndarray:
@@ -162,6 +194,20 @@ def _undecided(hi: np.ndarray, lo: np.ndarray, bound: float) -> np.ndarray:
     return finite & (a > edge - delta) & (lo != 0)
 
 
+def _undecided_fast(hi: np.ndarray, lo: np.ndarray, bound: float) -> np.ndarray:
+    """``_undecided`` with fewer operations, for the fast mode: the same test where hi's
+    exponent field e is at least 25 (|lo| > (edge - delta) 2^(e - 151), the half ulp built from
+    the bits: both sides exact), and every lane with lo != 0 below that (|hi| < 2^-102) — a
+    superset of ``_undecided``'s lanes, which is all the fast mode needs."""
+    hb = hi.view(np.uint32)
+    e = ((hb >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int32)
+    half_ulp = ((e - 24) << 23).astype(np.uint32).view(np.float32)
+    delta = f32(bound * 2.0**25)
+    below_pow2 = ((hb & np.uint32(0x007FFFFF)) == 0) & (e > 1) & ((lo < 0) != (hi < 0))
+    limit = np.where(below_pow2, f32(0.5) - delta, f32(1.0) - delta) * half_ulp
+    return ((e < 25) & (lo != 0)) | ((e != 255) & (np.abs(lo) > limit))
+
+
 def _with_flags(bits: np.ndarray, hi: np.ndarray, undecided: np.ndarray) -> np.ndarray:
     return np.where(undecided, FLAG_NAN | _sign_bits(hi), bits)
 
@@ -174,7 +220,11 @@ def round_result(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
         return round_to_odd(hi, lo)
     if mode == "nearest":
         return hi
-    return _with_flags(hi.view(np.uint32), hi, _undecided(hi, lo, bound)).view(np.float32)
+    if mode == "fast":
+        flag = _outside_flags(_undecided_fast(hi, lo, bound))
+    else:
+        flag = _undecided(hi, lo, bound)
+    return _with_flags(hi.view(np.uint32), hi, flag).view(np.float32)
 
 
 def _nearest_scaled_bits(hi: np.ndarray, lo: np.ndarray, m: np.ndarray,
@@ -192,23 +242,41 @@ def _nearest_scaled_bits(hi: np.ndarray, lo: np.ndarray, m: np.ndarray,
     s = hi * scale
     n = np.rint(s)
     pos = hi > 0
-    rest = (s - n) + lo * scale
-    r = np.where(pos, rest, -rest)  # toward larger magnitude when positive
+    d = s - n  # exact, in [-1/2, 1/2]
+    dd = np.where(pos, d, -d)  # oriented toward larger magnitude
+    ld = np.where(pos, lo, -lo)
     mag = np.abs(n).astype(np.int32)
     odd_mag = (mag & 1) == 1
     half = f32(0.5)
-    up = (r > half) | ((r == half) & odd_mag)
-    down = (r < -half) | ((r == -half) & odd_mag)
+    # |lo| 2^t is at most half an ulp of s and d a multiple of that ulp, so the exact rest
+    # d + lo 2^t passes 1/2 only when d is +-1/2 itself; lo's sign then decides, and where lo
+    # is 0 the tie goes to even (rint has already picked the even n)
+    up = (dd == half) & ((ld > 0) | ((ld == 0) & odd_mag))
+    down = (dd == -half) & ((ld < 0) | ((ld == 0) & odd_mag))
     mag = np.where(up, mag + 1, np.where(down, mag - 1, mag))
     mag = np.where(t < -30, 0, mag)  # far below half the smallest subnormal
     sub_bits = mag.astype(np.uint32) | sign
     bits = np.where(subnormal, sub_bits, scaled_normal.view(np.uint32))
     if bound is None:
         return bits, np.zeros(hi.shape, bool)
+    r = d + lo * scale
     slack = f32(bound) * np.abs(s) + f32(2.0**-24)
     sub_undecided = (np.abs(r) > half - slack) & (t >= -30)
     undecided = np.where(subnormal, sub_undecided, _undecided(hi, lo, bound))
     return bits, undecided
+
+
+def _fast_scaled(hi: np.ndarray, lo: np.ndarray, m: np.ndarray, bound: float) -> np.ndarray:
+    """The fast mode of ``round_result_scaled``: ``_nearest_scaled_bits``'s normal branch and
+    its +-0 far below the subnormals (the same operations), the other subnormal results and the
+    undecided roundings flagged."""
+    hb = hi.view(np.uint32)
+    eh = ((hb >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int32) - 127
+    subnormal = (eh + m) < -126
+    zero = (m + 149) < -30  # below half the smallest subnormal: nearest gives +-0
+    bits = np.where(zero, _sign_bits(hi), _split_pow2(hi, m).view(np.uint32))
+    flag = _outside_flags(np.where(subnormal, ~zero, _undecided_fast(hi, lo, bound)))
+    return _with_flags(bits, hi, flag).view(np.float32)
 
 
 def round_result_scaled(hi: np.ndarray, lo: np.ndarray, m: np.ndarray) -> np.ndarray:
@@ -219,6 +287,8 @@ def round_result_scaled(hi: np.ndarray, lo: np.ndarray, m: np.ndarray) -> np.nda
     if mode == "odd":
         return round_to_odd_scaled(hi, lo, m)
     m = np.asanyarray(m).astype(np.int32)
+    if mode == "fast":
+        return _fast_scaled(hi, lo, m, bound)
     bits, undecided = _nearest_scaled_bits(hi, lo, m, bound if mode == "flag" else None)
     if mode == "flag":
         bits = _with_flags(bits, hi, undecided)

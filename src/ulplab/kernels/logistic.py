@@ -15,7 +15,7 @@ Shared pieces
         q2 = r/bh; (q, ql) = fast_two_sum(q1, q2). Relative error about 2^-46.
     sigmoid_neg_parts(z, zl)  sigma(-(z + zl)) = (q + ql) 2^m, 0 <= z <= 200: E = e^-(z + zl) =
         (h + l) 2^m;
-        D = 1 + E: (d, de) = two_sum(1, ldexp(h, m)); de += ldexp(l, m); fast_two_sum;
+        D = 1 + E: (d, de) = two_sum(1, scale(h, m)); de += scale(l, m); fast_two_sum;
         (q, ql) = dd_div(h, l, d, de).
 
 sigmoid(x)
@@ -31,7 +31,7 @@ sigmoid(x)
        open interval (1 - 2^-25, 1), above the midpoint below 1, so their round-to-odd values
        (1 - 2^-24) agree and so do their nearest values (1)).
     3. (q, ql, m) = sigmoid_neg_parts(z). x <= 0: round_result_scaled(q, ql, m).
-       x > 0: s = ldexp(q, m), sl = ldexp(ql, m) (exact, m >= -30); 1 - s as
+       x > 0: s = scale(q, m), sl = scale(ql, m) (exact, m >= -30); 1 - s as
        (r, re) = two_sum(1, -s); re -= sl; fast_two_sum; round_result. The tiny distance to 1 is
        the lo part, so saturation keeps its sticky bit.
 
@@ -54,16 +54,16 @@ softplus(x) = log(1 + e^x)
        mode x). log1p(t) as a dd (H + L) 2^M:
        a. m <= -13 (t < 2^-12): log1p(t)/2^m = (h + l)(1 + w), w = -t/2 + t^2 P(t), P(t) = 1/3 -
           t/4 + t^2/5 - t^3/6 by Horner with fma (Taylor, truncation t^6/7 < 2^-50 relative):
-          (p, pe) = two_prod(h, h); (H, L) = fast_two_sum(h, -ldexp(p, m - 1));
-          L += l - ldexp(pe + 2 h l, m - 1) + h (tf tf P(tf)), tf = ldexp(h, m); fast_two_sum;
+          (p, pe) = two_prod(h, h); (H, L) = fast_two_sum(h, -scale(p, m - 1));
+          L += l - scale(pe + 2 h l, m - 1) + h (tf tf P(tf)), tf = scale(h, m); fast_two_sum;
           M = m.
-       b. m >= -12: th = ldexp(h, m), tl = ldexp(l, m) (exact); j = rint(2048 th) in 0..2048,
+       b. m >= -12: th = scale(h, m), tl = scale(l, m) (exact); j = rint(2048 th) in 0..2048,
           c = 1 + j/2048; v = (t - j/2048)/c: (d, de) = two_sum(th, -j/2048);
           (d, de) = fast_two_sum(d, de + tl); v = d/c, vl = (fma(-v, c, d) + de)/c; |v| <= 2^-12;
           log1p(v) = v - v^2/2 + v^3 P(v) (same P): (p, pe) = two_prod(v, v);
           (a, ae) = fast_two_sum(v, -p/2); ae += vl - (pe/2 + v vl) + v p P(v); fast_two_sum;
           (H, L) = dd_add(LOG_HI[j], LOG_LO[j], a, ae); M = 0.
-    3. x <= 0: round_result_scaled(H, L, M). x > 0: dd_add(x, 0, ldexp(H, M), ldexp(L, M)) then
+    3. x <= 0: round_result_scaled(H, L, M). x > 0: dd_add(x, 0, scale(H, M), scale(L, M)) then
        round_result.
     The t^3 term is computed in float32 (a few roundings of 2^-24): the branch limits (t < 2^-12,
     |v| <= 2^-12 against log1p(t) >= 2^-12) keep it below 2^-25.6 of the result, so its error
@@ -104,10 +104,11 @@ from ulplab.kernels.core import (
     canonical_nan_where,
     current_rounding,
     round_result_scaled,
+    scale,
     tiny_magnitude,
 )
 from ulplab.kernels.exp import EXP_UNDERFLOW, exp_parts
-from ulplab.kit import dd_add, dd_mul, fast_two_sum, fma, ldexp, lookup, two_prod, two_sum
+from ulplab.kit import dd_add, dd_mul, fast_two_sum, fma, lookup, two_prod, two_sum
 from ulplab.kit.ops import f32hex
 
 f32 = np.float32
@@ -193,15 +194,15 @@ def sigmoid_neg_parts(z: np.ndarray, zl: np.ndarray | None = None
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """sigma(-(z + zl)) = 1/(1 + e^(z + zl)) = (q + ql) 2^m for 0 <= z <= 200."""
     h, lw, m = exp_neg_parts(z, zl)
-    d, de = two_sum(_c(z, 1.0), ldexp(h, m))
-    d, de = fast_two_sum(d, de + ldexp(lw, m))
+    d, de = two_sum(_c(z, 1.0), scale(h, m))
+    d, de = fast_two_sum(d, de + scale(lw, m))
     q, ql = dd_div(h, lw, d, de)
     return q, ql, m
 
 
 def _one_minus(q: np.ndarray, ql: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """1 - (q + ql) 2^m as a normalized dd (m >= -40)."""
-    s, sl = ldexp(q, m), ldexp(ql, m)
+    s, sl = scale(q, m), scale(ql, m)
     r, re = two_sum(np.full_like(s, ONE), -s)
     return fast_two_sum(r, re - sl)
 
@@ -314,14 +315,14 @@ def log1p_parts(h: np.ndarray, lw: np.ndarray,
     """log1p(t) = (H + L) 2^M for t = (h + l) 2^m in [0, 1], 0.99 <= h < 2 (steps 2a, 2b)."""
     # a. t < 2^-12: scaled by 2^-m
     p, pe = two_prod(h, h)
-    sa, sae = fast_two_sum(h, -ldexp(p, m - 1))
-    tf = ldexp(h, m)
+    sa, sae = fast_two_sum(h, -scale(p, m - 1))
+    tf = scale(h, m)
     poly = fma(fma(fma(_c(tf, L1P[3]), tf, L1P[2]), tf, L1P[1]), tf, L1P[0])
-    sae = sae + ((lw - ldexp(pe + f32(2.0) * h * lw, m - 1)) + h * (tf * tf * poly))
+    sae = sae + ((lw - scale(pe + f32(2.0) * h * lw, m - 1)) + h * (tf * tf * poly))
     sa, sae = fast_two_sum(sa, sae)
     # b. t >= 2^-12: table of log(1 + j/512)
     mb = np.maximum(m, SMALL_M + 1)
-    th, tl = ldexp(h, mb), ldexp(lw, mb)
+    th, tl = scale(h, mb), scale(lw, mb)
     jf = np.rint(th * f32(LOG_N))
     j = jf.astype(np.int32)
     c = ONE + jf * f32(1.0 / LOG_N)
@@ -349,7 +350,7 @@ def softplus(x: np.ndarray) -> np.ndarray:
         H, L, M = log1p_parts(*exp_neg_parts(z))
         Mp = np.where(pos, M, 0)
         xs = np.where(pos & np.isfinite(x), x, f32(0.0))
-        s, sl = dd_add(xs, np.zeros_like(xs), ldexp(H, Mp), ldexp(L, Mp))
+        s, sl = dd_add(xs, np.zeros_like(xs), scale(H, Mp), scale(L, Mp))
         hi, lo, m = np.where(pos, s, H), np.where(pos, sl, L), np.where(pos, 0, M)
         y = round_result_scaled(hi, lo, m)
         y = np.where(x < EXP_UNDERFLOW, by_mode(TINY_SUB, ZERO), y)
