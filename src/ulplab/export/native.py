@@ -54,6 +54,7 @@ from pathlib import Path
 import numpy as np
 
 from ulplab.errors import UsageError
+from ulplab.kernels.core import FLAG_NAN
 
 # -fno-math-errno: sqrtf need not set errno, so it vectorizes (its result is the IEEE one either
 # way); -ffp-contract=off: no FMA but the explicit fmaf
@@ -157,8 +158,8 @@ def _entry(func: str, variant: str, rounding: str = "odd") -> Callable[..., None
 CHUNK = 2048
 """Inputs per chunk of the driver: the fast path is chosen, and flags fixed, per chunk."""
 
-FLAG_BITS = 0x7FC00001
-"""A flagged result (``core.FLAG_NAN``), either sign."""
+FLAG_BITS = int(FLAG_NAN)
+"""A flagged result, either sign (``ulplab.kernels.core``)."""
 
 DRIVER = f"""
 #include <stdint.h>
