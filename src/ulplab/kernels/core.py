@@ -27,11 +27,13 @@ so every export carries one mode:
     replaced by the NaN 0x7FC00001 with the result's sign (``FLAG_NAN``). Used only by the scan
     that builds the exception tables (``ulplab.analysis.cr_scan``).
 ``fast``
-    As ``flag``, and ``round_result_scaled`` does not build subnormal results: it flags them
-    too. The first pass of the compiled float32 runner (``ulplab.export.native``): every result
-    it does not flag is the ``nearest`` one (the operations that give it are the same; only
-    the discarded subnormal branch is left out), and the runner recomputes the flagged ones
-    with the whole float32 entry point, so its output is that entry point's, bit for bit.
+    As ``flag``, with a shorter rounding test that flags a superset of its lanes
+    (``_undecided_fast``); ``round_result_scaled`` does not build subnormal results but flags
+    them, and ``scale`` is one multiplication, its out-of-range lanes flagged. The first pass of
+    the compiled float32 runner (``ulplab.export.native``): every result it does not flag is the
+    ``nearest`` one (the operations that give it are the same; only the discarded subnormal
+    branch is left out), and the runner recomputes the flagged ones with the whole float32 entry
+    point, so its output is that entry point's, bit for bit.
 
 Special values that a kernel returns without rounding hi + lo (a saturated tanh, exp of a tiny
 x) are written per mode with ``by_mode``; where the mode changes a threshold the kernel says so.
