@@ -39,11 +39,12 @@ def test_every_function_of_the_issue_has_a_kernel():
 
 @pytest.mark.parametrize("func", DET)
 def test_backends_give_identical_bits(func):
-    res = determinism(func, BACKENDS, samples=300_000)
+    # 100,000 random in the default tier (the whole suite's time); 10^7 in the slow one below
+    res = determinism(func, BACKENDS, samples=100_000)
     assert not res["skipped"], res["skipped"]
     for row in res["backends"]:
         assert row["mismatches"] == 0, row
-        assert row["checked"] > 400_000  # 133,191 fixed inputs + 300,000 random
+        assert row["checked"] > 230_000  # 133,191 fixed inputs + 100,000 random
 
 
 @pytest.mark.slow
