@@ -266,21 +266,18 @@ def _float32_passes(func: str, variant: str) -> tuple[Callable[..., None], int,
 
 
 @cache
-def _fast_entry(func: str, variant: str,
-                rounding: str = "odd") -> tuple[int, Callable[..., None]] | None:
-    """(B, C function) of ``func``'s fast path for inputs below B, or None if it has none."""
+def _fast_entry(func: str, variant: str) -> tuple[int, Callable[..., None]] | None:
+    """(B, C function) of the round-to-odd fast path of ``func`` for inputs below B, or None if
+    it has none (the float32 runner's are in ``_float32_passes``)."""
     from ulplab.export import c_name, header
     from ulplab.kernels import kernel_entry
-    from ulplab.kernels.exceptions import correctly_rounded
 
     fast = kernel_entry(func).get("fast_path")
     if fast is None:
         return None
     below, impl = fast
-    kern = impl if rounding == "odd" else correctly_rounded(func, impl)
-    return below, _compiled(c_name(func, rounding) + "_fast", kern,
-                            header(func, "c", rounding) + "\nFast path: inputs with |x| "
-                            f"encoded below 0x{below:08x} only.", variant)
+    return below, _compiled(c_name(func) + "_fast", impl, header(func, "c") + "\nFast path: "
+                            f"inputs with |x| encoded below 0x{below:08x} only.", variant)
 
 
 def kernel(func: str, variant: str | None = None, rounding: str = "odd") -> NativeKernel:
