@@ -113,17 +113,23 @@ CORR_C2, CORR_C3, CORR_ERROR = correction_coeffs()
 TABLE_BYTES = TABLE.nbytes + CORR_C2.nbytes + CORR_C3.nbytes
 
 
+def lerp_d3(x: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lerp of the 33-knot table at x, t, interval index): s = 4 (x + 4) clamped to [0, 32]
+    (NaN -> 0), i = floor(s) clamped to 31, t = s - i, lerp = T_i + t (T_i+1 - T_i) by FMA."""
+    s = (x - D3_LO) * (1.0 / D3_STEP)
+    s = np.minimum(np.maximum(s, 0.0), float(D3_INTERVALS))
+    s = where32(np.isnan(s), 0.0, s)
+    i = np.minimum(np.floor(s), float(D3_INTERVALS - 1))
+    t = s - i
+    ii = i.astype(np.int32)
+    y0 = lookup(table, ii)
+    return fma(t, lookup(table, ii + 1) - y0, y0), t, ii
+
+
 def phi_d3(x: np.ndarray, p: Params) -> np.ndarray:
     """Phi on [-4, 4]: table, linear interpolation, per-interval correction (x clamped)."""
     with np.errstate(all="ignore"):
-        s = (x - D3_LO) * (1.0 / D3_STEP)
-        s = np.minimum(np.maximum(s, 0.0), float(D3_INTERVALS))
-        s = where32(np.isnan(s), 0.0, s)
-        i = np.minimum(np.floor(s), float(D3_INTERVALS - 1))
-        t = s - i
-        ii = i.astype(np.int32)
-        y0 = lookup(p.TABLE, ii)
-        base = fma(t, lookup(p.TABLE, ii + 1) - y0, y0)
+        base, t, ii = lerp_d3(x, p.TABLE)
         u = t * (1.0 - t)
         corr = u * fma(t - 0.5, lookup(p.CORR_C3, ii), lookup(p.CORR_C2, ii))
         return base + corr
@@ -165,14 +171,7 @@ SEED_C1, SEED_C2 = seed_correction()
 def seed_core(x: np.ndarray, p: Params) -> np.ndarray:
     """GELU on [-4, 4) as the seed's text: lerp of the GELU table plus c1 delta + c2 delta^2."""
     with np.errstate(all="ignore"):
-        s = (x - D3_LO) * (1.0 / D3_STEP)
-        s = np.minimum(np.maximum(s, 0.0), float(D3_INTERVALS))
-        s = where32(np.isnan(s), 0.0, s)
-        i = np.minimum(np.floor(s), float(D3_INTERVALS - 1))
-        t = s - i
-        ii = i.astype(np.int32)
-        y0 = lookup(p.TABLE, ii)
-        base = fma(t, lookup(p.TABLE, ii + 1) - y0, y0)
+        base, t, _ = lerp_d3(x, p.TABLE)
         delta = (t - 0.5) * D3_STEP
         return base + (p.C1 * delta + p.C2 * (delta * delta))
 
