@@ -26,11 +26,12 @@ import ctypes
 import os
 import subprocess
 import tempfile
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
-from timing import median_seconds
+from timing import interleaved_medians, median_seconds
 
 GLIBC = {  # C expression over x (float) per function
     "exp": "expf(x)", "log": "logf(x)", "sin": "sinf(x)", "cos": "cosf(x)",
@@ -67,7 +68,12 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1 << 24)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--variant", default=None, help="native build variant (default: best)")
+    ap.add_argument("--funcs", default=",".join(GLIBC),
+                    help=f"comma-separated subset of {','.join(GLIBC)}")
     args = ap.parse_args()
+    funcs = args.funcs.split(",")
+    if not funcs or not set(funcs) <= set(GLIBC) or args.n < 1 or args.runs < 1:
+        ap.error(f"--funcs takes names from {','.join(GLIBC)}; --n and --runs positive")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     from ulplab.export import native
 
@@ -79,12 +85,13 @@ def main() -> None:
     ranges = {"exp": rng.uniform(-80, 80, n), "log": 10.0 ** rng.uniform(-30, 30, n),
               "sin": rng.uniform(-100, 100, n), "cos": rng.uniform(-100, 100, n)}
     act = rng.uniform(-8, 8, n)
-    print(f"n = {n}, variant {variant}, flags {' '.join(flags)}; Melem/s (median of {args.runs})")
+    print(f"n = {n}, variant {variant}, flags {' '.join(flags)}; Melem/s (median of {args.runs}"
+          " interleaved rounds)")
     from ulplab.export import has_float32
 
     print(f"{'function':<9} {'det':>6} {'det32':>6} {'glibc':>6} {'numpy':>6} "
           f"{'det32/glibc time':>17} {'det32/numpy time':>17}")
-    for func in GLIBC:
+    for func in funcs:
         x = ranges.get(func, act).astype(np.float32)
         det = native.kernel(func, variant)
         det32 = native.kernel(func, variant, "float32") if has_float32(func) else None
@@ -96,11 +103,13 @@ def main() -> None:
                  ctypes.c_long(x.size))
             return out
 
+        fns = {"det": partial(det, x), "glibc": partial(glibc, x), "numpy": partial(NUMPY[func], x)}
+        if det32 is not None:
+            fns["det32"] = partial(det32, x)
         with np.errstate(all="ignore"):
-            t_det = median_seconds(det, x, runs=args.runs)
-            t_32 = median_seconds(det32, x, runs=args.runs) if det32 else float("nan")
-            t_glibc = median_seconds(glibc, x, runs=args.runs)
-            t_np = median_seconds(NUMPY[func], x, runs=args.runs)
+            t = interleaved_medians(fns, args.runs)
+        t_det, t_glibc, t_np = t["det"], t["glibc"], t["numpy"]
+        t_32 = t.get("det32", float("nan"))
         print(f"{func:<9} {n / t_det / 1e6:6.0f} {n / t_32 / 1e6:6.0f} {n / t_glibc / 1e6:6.0f} "
               f"{n / t_np / 1e6:6.0f} {t_32 / t_glibc:17.2f} {t_32 / t_np:17.2f}", flush=True)
 

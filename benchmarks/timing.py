@@ -18,3 +18,19 @@ def median_seconds(fn: Callable[..., Any], *args: Any, runs: int) -> float:
         fn(*args)
         times.append(time.perf_counter() - t)
     return statistics.median(times)
+
+
+def interleaved_medians(fns: dict[str, Callable[[], Any]], runs: int) -> dict[str, float]:
+    """Median wall time of each zero-argument callable over ``runs`` rounds, after one warm-up
+    call each; every round times each callable once, in a rotating order, so that a slow
+    spell of a shared machine falls on all of them alike rather than on one."""
+    names = list(fns)
+    for name in names:
+        fns[name]()
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(runs):
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            t = time.perf_counter()
+            fns[name]()
+            times[name].append(time.perf_counter() - t)
+    return {name: statistics.median(ts) for name, ts in times.items()}

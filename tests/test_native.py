@@ -67,6 +67,31 @@ def test_the_main_loop_vectorizes(func, march, tmp_path):
         in res.stderr, res.stderr[-2000:]
 
 
+FIRST_PASS = [f for f in DET if kernel_entry(f).get("first_pass")]
+
+
+@pytest.mark.parametrize("func", FIRST_PASS)
+def test_the_first_pass_loop_vectorizes(func, tmp_path):
+    """The float32 runner's first pass (``KERNELS[..]["first_pass"]``) is vectorized by gcc
+    with 32-byte vectors, as the kernels are."""
+    from ulplab.export.emit_c import emit_c
+    from ulplab.export.trace import trace
+
+    version = subprocess.run([CC, "--version"], capture_output=True, text=True).stdout
+    if "Free Software Foundation" not in version:
+        pytest.skip("the vectorization report checked here is gcc's")
+    text = emit_c(trace(kernel_entry(func)["first_pass"]), f"ulplab_{func}_first", "first pass",
+                  dialect="c")
+    src = tmp_path / f"{func}.c"
+    src.write_text(text)
+    loop_line = text.splitlines().index("    for (long i = 0; i < n; i++) {") + 1
+    res = subprocess.run([CC, *native.BASE_FLAGS[:4], "-march=x86-64-v3", "-fopt-info-vec",
+                          "-c", str(src), "-o", str(tmp_path / "k.o")],
+                         capture_output=True, text=True, check=True)
+    assert f"{func}.c:{loop_line}:24: optimized: loop vectorized using 32 byte vectors" \
+        in res.stderr, res.stderr[-2000:]
+
+
 def test_buffers_are_used_in_place_and_out_is_checked():
     fn = native.kernel("exp")
     x = np.linspace(-5, 5, 1001, dtype=np.float32)
@@ -165,3 +190,18 @@ def test_float32_runner_fixes_flagged_results_in_every_chunk(func):
     assert np.array_equal(kern(x).view(np.uint32), want)
     y = x.copy()
     assert np.array_equal(kern(y, y).view(np.uint32), want)
+
+
+def test_compiled_lookup_is_np_take(monkeypatch):
+    """det's narrow-format gather: the C loop gives np.take's values for 16- and 8-bit
+    tables, and np.take itself is used for anything else or without a compiler."""
+    rng = np.random.default_rng(9)
+    for dtype, size in ((np.uint16, 1 << 16), (np.uint8, 1 << 8)):
+        tab = rng.integers(0, size, size, dtype=np.uint64).astype(dtype)
+        idx = rng.integers(0, size, 100_003, dtype=np.uint64).astype(dtype)
+        assert np.array_equal(native.lookup(tab, idx), np.take(tab, idx))
+        assert np.array_equal(native.lookup(tab, idx[::3]), np.take(tab, idx[::3]))
+    small = np.arange(10, dtype=np.uint16)
+    assert np.array_equal(native.lookup(small, np.array([3, 9], np.uint16)), [3, 9])
+    monkeypatch.setattr(native, "_lookup_lib", lambda: None)
+    assert np.array_equal(native.lookup(tab, idx), np.take(tab, idx))

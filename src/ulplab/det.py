@@ -17,9 +17,10 @@ pair). The bits do not depend on the framework, the device, the thread count or 
   2^16 (2^8) inputs, rounded to the format (nearest-even, from the round-to-odd float32), built
   from the kernel's own outputs on first use and cached on disk (``ulplab.oracle.cache``: atomic
   write, SHA-256 checked on every load; the key carries the kernel's golden hash, so a changed
-  kernel gets new tables). It is applied by a gather: ``np.take`` for NumPy arrays and for
-  PyTorch CPU tensors (through a zero-copy view: 5x faster than torch indexing on CPU),
-  torch indexing on other devices, ``jnp.take`` for JAX (also under ``jax.jit``).
+  kernel gets new tables). It is applied by a gather: a compiled C loop
+  (``ulplab.export.native.lookup``; ``np.take`` without a compiler) for NumPy arrays and for
+  PyTorch CPU tensors (through a zero-copy view), torch indexing on other devices,
+  ``jnp.take`` for JAX (also under ``jax.jit``).
 
 PyTorch tensors are not differentiated through here (the result has no grad_fn); the modules of
 ``ulplab.torch`` add autograd. JAX float32 under ``jax.jit`` runs the compiled kernel through
@@ -109,12 +110,20 @@ def _dtype_name(dtype: Any) -> str:
     return name
 
 
+def _gather(tab: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """tab[index] by the compiled lookup (``ulplab.export.native.lookup``, which falls back to
+    np.take without a C compiler; the same values either way)."""
+    from ulplab.export.native import lookup
+
+    return lookup(tab, index)
+
+
 def _numpy(func: str, x: np.ndarray, rounding: str) -> np.ndarray:
     name = _dtype_name(x.dtype)
     if name == "float32":
         return float32_kernel(func, rounding)(x).reshape(x.shape)
     tab = table(func, name)
-    return np.take(tab, x.view(tab.dtype)).view(x.dtype)
+    return _gather(tab, x.view(tab.dtype)).view(x.dtype)
 
 
 def _torch(func: str, x: Any, rounding: str) -> Any:
@@ -131,7 +140,7 @@ def _torch(func: str, x: Any, rounding: str) -> Any:
     tab = table(func, name)
     carrier = torch.int16 if tab.dtype == np.uint16 else torch.uint8
     if x.device.type == "cpu":
-        result = np.take(tab, x.contiguous().view(carrier).numpy().view(tab.dtype))
+        result = _gather(tab, x.contiguous().view(carrier).numpy().view(tab.dtype))
         if carrier is torch.int16:
             result = result.view(np.int16)
         return torch.from_numpy(result).view(x.dtype)

@@ -16,21 +16,27 @@ calls it on every chunk of inputs that lies entirely below B, the full one elsew
 does not depend on the chunking (the tests hold both builds and the runner to the golden
 hashes).
 
-The float32 entry point runs in two passes (``_float32_passes``): the kernel traced in the
-``fast`` rounding mode (``ulplab.kernels.core``: nearest rounding with every result it cannot
-decide flagged — within the kernel's bound of a midpoint, subnormal, or past a scaling's exact
-range) over the inputs, then the whole float32 entry point (nearest rounding, subnormal results
-and the exception table) on the flagged ones only: 5.1e-4 of all float32 inputs for exp (the
-subnormal results, mostly), 9.3e-7 for log, so the exception table's four gathers and the
-subnormal branch leave the hot loop. Every exception is an input the flag
-mode marks (that is how the tables were found; tested), so the output is the entry point's,
-bit for bit (tested against the golden hashes, and over all 2^32 inputs by
-``benchmarks/verify_native.py``).
+The float32 entry point runs in two passes (``_float32_passes``). Pass 1 is the kernel's
+first pass where its ``KERNELS`` entry has one (``first_pass``: exp, log, sin, cos, tanh,
+sigmoid, silu, gelu): a shorter evaluation with its own error bound and rounding test
+(``core.first_pass_result``/``first_pass_scaled``), returning the correctly rounded result or a
+flag (each kernel module's docstring gives the analysis and the measured error); for the other
+kernels it is the kernel traced in the ``fast`` rounding mode (``ulplab.kernels.core``: nearest
+rounding with every result it cannot decide flagged — within the kernel's bound of a midpoint,
+subnormal, or past a scaling's exact range). Pass 2 is the whole float32 entry point (nearest
+rounding, subnormal results and the exception table) on the flagged inputs only. Whatever pass
+1 keeps is the correctly rounded result, and so is the entry point's everywhere (swept against
+the oracle over all 2^32 inputs), so the runner's output is the entry point's, bit for bit:
+tested against the golden hashes, and over all 2^32 inputs by ``benchmarks/verify_native.py``
+(0 mismatches for every function with a first pass). Pass 1 flags about 1e-4 to 6e-4 of
+ordinary inputs (tests/test_first_pass.py), so the exception table's gathers, the subnormal
+branch and the long double-float evaluations leave the hot loop.
 
 All of it runs in ``ulplab_drive``, a small C driver (``DRIVER``) that takes the kernels as
-function pointers: chunks of ``CHUNK`` inputs, copied to a buffer first (so ``out`` may be
-``x`` itself), the fast path chosen per chunk, the flagged outputs fixed per chunk (their
-inputs gathered into one buffer and run through the entry point in one call).
+function pointers: chunks of ``CHUNK`` inputs (copied to a buffer first only when ``out``
+overlaps ``x``), the round-to-odd fast path chosen per chunk, the flagged outputs found block by
+block and fixed per chunk (their inputs gathered into one buffer and run through the entry point
+in one call).
 
 Build variants (function multi-versioning by separate builds, chosen at run time from the CPU's
 flags): ``avx512`` (-march=x86-64-v4), ``avx2`` (-march=x86-64-v3: AVX2 and FMA), ``portable``
@@ -156,6 +162,9 @@ def _entry(func: str, variant: str, rounding: str = "odd") -> Callable[..., None
 CHUNK = 2048
 """Inputs per chunk of the driver: the fast path is chosen, and flags fixed, per chunk."""
 
+BLOCK = 64
+"""Inputs per block of the driver's search for flagged results."""
+
 FLAG_BITS = int(FLAG_NAN)
 """A flagged result, either sign (``ulplab.kernels.core``)."""
 
@@ -164,44 +173,54 @@ DRIVER = f"""
 #include <string.h>
 typedef void (*ul_kernel)(const float *restrict, float *restrict, long);
 /* out[i] = the kernel's result for x[i]: main (or fast, on a chunk whose magnitudes are all
-   encoded below `below`) over each chunk, then fix on the results main/fast flagged. */
+   encoded below `below`) over each chunk, then fix on the results main/fast flagged. The
+   input chunk is copied first only when out overlaps x; flags are looked for in blocks of
+   {BLOCK} (a vectorized test per block, a scalar gather only in a block that has one). */
 void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kernel fast_k,
                   uint32_t below, ul_kernel fix_k) {{
-    float xb[{CHUNK}], yb[{CHUNK}];
+    float xb[{CHUNK}], xf[{CHUNK}], yf[{CHUNK}];
+    int32_t at[{CHUNK}];
+    const int overlap = (const char *)out < (const char *)(x + n)
+                        && (const char *)x < (const char *)(out + n);
     for (long s = 0; s < n; s += {CHUNK}) {{
         const long m = n - s < {CHUNK} ? n - s : {CHUNK};
-        memcpy(xb, x + s, (size_t)m * 4);
+        const float *xs = x + s;
+        float *ys = out + s;
+        if (overlap) {{
+            memcpy(xb, xs, (size_t)m * 4);
+            xs = xb;
+        }}
         ul_kernel k = main_k;
         if (fast_k) {{
             uint32_t top = 0;
             for (long i = 0; i < m; i++) {{
-                uint32_t b; memcpy(&b, xb + i, 4); b &= 0x7FFFFFFFu;
+                uint32_t b; memcpy(&b, xs + i, 4); b &= 0x7FFFFFFFu;
                 top = b > top ? b : top;
             }}
             if (top < below) k = fast_k;
         }}
-        k(xb, yb, m);
-        if (fix_k) {{
+        k(xs, ys, m);
+        if (!fix_k) continue;
+        long nf = 0;
+        for (long b0 = 0; b0 < m; b0 += {BLOCK}) {{
+            const long e = b0 + {BLOCK} < m ? b0 + {BLOCK} : m;
             uint32_t any = 0;
-            for (long i = 0; i < m; i++) {{
-                uint32_t b; memcpy(&b, yb + i, 4);
+            for (long i = b0; i < e; i++) {{
+                uint32_t b; memcpy(&b, ys + i, 4);
                 any |= (uint32_t)((b & 0x7FFFFFFFu) == 0x{FLAG_BITS:08X}u);
             }}
-            if (any) {{  /* gather the flagged inputs, one vectorized call, scatter back */
-                float xf[{CHUNK}], yf[{CHUNK}];
-                int32_t at[{CHUNK}];
-                long k2 = 0;
-                for (long i = 0; i < m; i++) {{
-                    uint32_t b; memcpy(&b, yb + i, 4);
-                    if ((b & 0x7FFFFFFFu) == 0x{FLAG_BITS:08X}u) {{
-                        xf[k2] = xb[i]; at[k2] = (int32_t)i; k2++;
-                    }}
+            if (!any) continue;
+            for (long i = b0; i < e; i++) {{
+                uint32_t b; memcpy(&b, ys + i, 4);
+                if ((b & 0x7FFFFFFFu) == 0x{FLAG_BITS:08X}u) {{
+                    xf[nf] = xs[i]; at[nf] = (int32_t)i; nf++;
                 }}
-                fix_k(xf, yf, k2);
-                for (long j = 0; j < k2; j++) yb[at[j]] = yf[j];
             }}
         }}
-        memcpy(out + s, yb, (size_t)m * 4);
+        if (nf) {{  /* the flagged inputs in one vectorized call, scattered back */
+            fix_k(xf, yf, nf);
+            for (long j = 0; j < nf; j++) ys[at[j]] = yf[j];
+        }}
     }}
 }}
 """
@@ -254,9 +273,14 @@ def _float32_passes(func: str, variant: str) -> tuple[Callable[..., None], int,
     head = header(func, "c", "float32") + ("\nFirst pass of the compiled float32 runner "
                                            "(ulplab.export.native): the fast rounding mode.")
     name = c_name(func, "float32") + "_fast_mode"
-    main = _compiled(name, in_fast_mode(entry["impl"]), head, variant)
+    first = entry.get("first_pass")
+    if first is not None:
+        name = c_name(func, "float32") + "_first_pass"
+        head = header(func, "c", "float32") + ("\nFirst pass of the compiled float32 runner "
+                                               "(ulplab.export.native): KERNELS' first_pass.")
+    main = _compiled(name, first or in_fast_mode(entry["impl"]), head, variant)
     fast = entry.get("fast_path")
-    if fast is None:
+    if fast is None or first is not None:  # a first pass leaves large inputs to the second
         return main, 0, None
     below, impl = fast
     return main, below, _compiled(name + "_below", in_fast_mode(impl), head + "\nFast path: "
@@ -276,6 +300,49 @@ def _fast_entry(func: str, variant: str) -> tuple[int, Callable[..., None]] | No
     below, impl = fast
     return below, _compiled(c_name(func) + "_fast", impl, header(func, "c") + "\nFast path: "
                             f"inputs with |x| encoded below 0x{below:08x} only.", variant)
+
+
+LOOKUP = """
+#include <stdint.h>
+/* out[i] = tab[idx[i]]: the exact lookup of det's narrow formats (2^16 or 2^8 entries) */
+void ulplab_lookup16(const uint16_t *restrict tab, const uint16_t *restrict idx,
+                     uint16_t *restrict out, long n) {
+    for (long i = 0; i < n; i++) out[i] = tab[idx[i]];
+}
+void ulplab_lookup8(const uint8_t *restrict tab, const uint8_t *restrict idx,
+                    uint8_t *restrict out, long n) {
+    for (long i = 0; i < n; i++) out[i] = tab[idx[i]];
+}
+"""
+
+
+@cache
+def _lookup_lib() -> ctypes.CDLL | None:
+    try:
+        lib = ctypes.CDLL(str(build_source("lookup", LOOKUP)))
+    except (RuntimeError, OSError):
+        return None
+    for fn in (lib.ulplab_lookup16, lib.ulplab_lookup8):
+        fn.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_long]
+        fn.restype = None
+    return lib
+
+
+def lookup(table: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``table[index]`` for a uint16 table of 2^16 entries and uint16 indices, or uint8 of 2^8
+    and uint8: a C loop over the two buffers (``np.take`` first widens every index to intp,
+    about three times slower on 2^24 bfloat16 values); ``np.take`` where no compiler is."""
+    idx = np.ascontiguousarray(index)
+    lib = _lookup_lib()
+    wide = table.dtype == np.uint16
+    if (lib is None or table.dtype != idx.dtype or table.size != (65536 if wide else 256)
+            or table.dtype not in (np.uint16, np.uint8)):
+        return np.take(table, idx)
+    tab = np.ascontiguousarray(table)
+    out = np.empty_like(idx)
+    fn = lib.ulplab_lookup16 if wide else lib.ulplab_lookup8
+    fn(tab.ctypes.data, idx.ctypes.data, out.ctypes.data, idx.size)
+    return out
 
 
 def kernel(func: str, variant: str | None = None, rounding: str = "odd") -> NativeKernel:
@@ -308,4 +375,5 @@ def kernel(func: str, variant: str | None = None, rounding: str = "odd") -> Nati
     return run
 
 
-__all__ = ["VARIANTS", "best_variant", "build", "build_source", "kernel", "runnable_variants"]
+__all__ = ["VARIANTS", "best_variant", "build", "build_source", "kernel", "lookup",
+           "runnable_variants"]

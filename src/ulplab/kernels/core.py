@@ -297,6 +297,44 @@ def round_result_scaled(hi: np.ndarray, lo: np.ndarray, m: np.ndarray) -> np.nda
     return bits.view(np.float32)
 
 
+def first_pass_scaled(hi: np.ndarray, lo: np.ndarray, m: np.ndarray, bound: float,
+                      m_checked: bool = True, positive: bool = False) -> np.ndarray:
+    """RN((hi + lo) 2^m) where the bound decides it, else ``FLAG_NAN`` (with hi's sign): the
+    short ending of a kernel's first pass (``KERNELS[..]["first_pass"]``, what the compiled
+    float32 runner calls before the whole entry point on the flagged lanes).
+
+    For a normalized pair with 2^-102 <= |hi| < 2^126 and the exact value within ``bound`` |hi|
+    of hi + lo. With u = half an ulp of hi (from hi's exponent bits, a power of two), the exact
+    value lies strictly inside hi's rounding interval when |lo| < u (1 - bound 2^25) (as
+    |hi| < 2^25 u), so RN of it is hi; the comparison is exact (both sides are u times a
+    float32, the factor rounded down). Flagged: the other lanes, every hi that is a power of
+    two (its interval is lopsided), and m outside [-125, 127] (``m_checked``; a caller that
+    guarantees the range passes False) — the scaling is one exact multiplication by 2^m, right
+    while the result stays normal, which m >= -125 ensures for 1/2 <= |hi| < 2. ``positive``:
+    the caller guarantees hi > 0 (the flag then needs no sign)."""
+    hb = hi.view(np.uint32)
+    e = hb & np.uint32(0x7F800000)
+    half_ulp = (e - np.uint32(24 << 23)).view(np.float32)
+    factor = np.nextafter(f32(1.0 - bound * 2.0**25), f32(0.0))
+    flag = (np.abs(lo) >= half_ulp * factor) | ((hb & np.uint32(0x007FFFFF)) == 0)
+    if m_checked:
+        flag = flag | (m < -125) | (m > 127)
+    y = (hi * pow2(m)).view(np.uint32)
+    return np.where(flag, FLAG_NAN if positive else FLAG_NAN | _sign_bits(hi),
+                    y).view(np.float32)
+
+
+def first_pass_result(hi: np.ndarray, lo: np.ndarray, bound: float) -> np.ndarray:
+    """``first_pass_scaled`` without the scaling: RN(hi + lo) where the bound decides it, else
+    ``FLAG_NAN`` with hi's sign, for a normalized pair with 2^-102 <= |hi| < 2^128 (a zero hi
+    is flagged, as a power of two)."""
+    hb = hi.view(np.uint32)
+    half_ulp = ((hb & np.uint32(0x7F800000)) - np.uint32(24 << 23)).view(np.float32)
+    factor = np.nextafter(f32(1.0 - bound * 2.0**25), f32(0.0))
+    flag = (np.abs(lo) >= half_ulp * factor) | ((hb & np.uint32(0x007FFFFF)) == 0)
+    return np.where(flag, FLAG_NAN | _sign_bits(hi), hb).view(np.float32)
+
+
 def tiny_magnitude(x: np.ndarray, below_bits: int) -> np.ndarray:
     """|x| < the float32 whose encoding is ``below_bits``, decided on the bits (a subnormal x
     is seen as it is even where the hardware reads it as zero)."""

@@ -91,7 +91,15 @@ from __future__ import annotations
 import numpy as np
 from mpmath import mp, mpf
 
-from ulplab.kernels.core import by_mode, canonical_nan_where, round_result_scaled
+from ulplab.kernels.core import (
+    FLAG_NAN,
+    by_mode,
+    canonical_nan_where,
+    first_pass_scaled,
+    pow2,
+    round_result_scaled,
+)
+from ulplab.kernels.exp import exp_first_parts
 from ulplab.kernels.logistic import (
     TINY_SUB,
     _one_minus,
@@ -374,10 +382,116 @@ def gelu(x: np.ndarray) -> np.ndarray:
         return np.where(flushed, by_mode(-TINY_SUB, f32(-0.0)), y)
 
 
+FIRST_PASS_BOUND = 2.0**-36
+FIRST_ERF_DD = 4  # erf_series coefficients 0..3 as double-float steps in the first pass
+FIRST_ERFCX_DD = 6  # erfcx coefficients 0..5 likewise
+GELU_FIRST_LOW = f32(-12.5)  # below it the first pass leaves gelu to the second
+GELU_IS_X = f32(9.0)  # above it gelu(x) rounds to x (Phi(9) > 1 - 2^-62)
+GELU_HALF_X_BITS = 0x32000000  # 2^-27: 2^-125 <= |x| below it, gelu(x) rounds to x/2
+
+
+def _light_step(ah: np.ndarray, al: np.ndarray, t: np.ndarray, tl: np.ndarray,
+                c_hi: np.ndarray, c_lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """c + t a as an unnormalized double-float for |t a| <= |c| (fast_two_sum; the first pass's
+    cheaper ``_dd_step``)."""
+    p, pe = two_prod(ah, t)
+    s, se = fast_two_sum(c_hi, p)
+    return s, se + (fma(ah, tl, al * t) + (pe + c_lo))
+
+
+def gelu_first_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(h, l, m) with gelu(x) = (h + l) 2^m within ``FIRST_PASS_BOUND`` |h| (analysis in
+    ``gelu_first_pass``), for -12.5 <= x <= 9 and |x| >= 2^-27; normalized."""
+    s = np.abs(x)
+    y, yl = two_prod(s, np.full_like(s, RS_HI))  # |x|/sqrt2
+    yl = fma(s, np.full_like(s, RS_LO), yl)
+    q, qe = two_prod(x, x)
+    q, qe = q * f32(0.5), qe * f32(0.5)  # y^2 exactly
+    pos = x >= 0
+    # y < 1/2: Phi = (1 +- y S(y^2))/2
+    n = len(ERF_HI)
+    acc = np.full_like(q, ERF_HI[n - 1])
+    for k in range(n - 2, FIRST_ERF_DD - 1, -1):
+        acc = fma(acc, q, np.full_like(q, ERF_HI[k]))
+    sh, sl = acc, np.zeros_like(acc)
+    for k in range(FIRST_ERF_DD - 1, -1, -1):
+        sh, sl = _light_step(sh, sl, q, qe, np.full_like(q, ERF_HI[k]), ERF_LO[k])
+    eh, el = two_prod(y, sh)
+    el = el + fma(y, sl, yl * sh)
+    sign = np.where(pos, np.uint32(0), np.uint32(0x80000000))
+    eh, el = (eh.view(np.uint32) ^ sign).view(f32), (el.view(np.uint32) ^ sign).view(f32)
+    ph, pl = fast_two_sum(np.full_like(eh, f32(1.0)), eh)
+    ph, pl = ph * f32(0.5), (pl + el) * f32(0.5)
+    # y >= 1/2: erfc(y) = e^-y^2 erfcx(y) = (f + fl) 2^m
+    h, lw, k = exp_first_parts(-q, normalize=False)
+    d = -qe  # e^-qe = 1 + d + d^2/2
+    lw = lw + h * fma(d, d * f32(0.5), d)
+    idx = np.zeros_like(y, dtype=np.int32)
+    for b in BOUNDS:
+        idx = idx + (y >= b).astype(np.int32)
+    t = y - lookup(CENTERS, idx)
+    acc = lookup(ERFCX_HI[ERFCX_DEGREE], idx)
+    for k2 in range(ERFCX_DEGREE - 1, FIRST_ERFCX_DD - 1, -1):
+        acc = fma(acc, t, lookup(ERFCX_HI[k2], idx))
+    rh, rl = acc, np.zeros_like(acc)
+    for k2 in range(FIRST_ERFCX_DD - 1, -1, -1):
+        rh, rl = _light_step(rh, rl, t, yl, lookup(ERFCX_HI[k2], idx), lookup(ERFCX_LO[k2], idx))
+    f, fl = two_prod(h, rh)
+    fl = fl + fma(h, rl, lw * rh)
+    m = (k >> 6) - 1  # Phi = erfc(y)/2 for x < 0
+    sc = pow2(m)
+    oh, ol = fast_two_sum(np.full_like(f, f32(1.0)), -(f * sc))  # 1 - erfc(y)/2 for x >= 0
+    ol = ol - fl * sc
+    qh, ql = np.where(pos, oh, f), np.where(pos, ol, fl)
+    small = y < f32(0.5)
+    big_ph, big_pl = np.where(small, ph, qh), np.where(small, pl, ql)
+    m = np.where(small | pos, 0, m)
+    gh, gl = two_prod(x, big_ph)
+    gh, gl = fast_two_sum(gh, fma(x, big_pl, gl))
+    return gh, gl, m
+
+
+def gelu_first_pass(x: np.ndarray) -> np.ndarray:
+    """The compiled float32 runner's first pass of gelu: ``gelu``'s evaluation with fewer
+    double-float steps, ``exp.exp_first_parts`` for e^-y^2 and no squaring branch, its own
+    bound ``FIRST_PASS_BOUND`` = 2^-36, finished by ``core.first_pass_scaled``: the correctly
+    rounded gelu(x), or ``FLAG_NAN`` where the second pass (the whole entry point) decides —
+    hi + lo within the bound of a midpoint, x in [-14.5, -12.5), |x| < 2^-125, and the rare
+    hi that is a power of two. Selects: 2^-125 <= |x| < 2^-27 -> x/2 (x^2/sqrt(2 pi) is far
+    below half its ulp, and positive), x > 9 -> x (+inf included), x < -14.5 -> -0 (-inf
+    included), NaN -> NaN.
+
+    As ``gelu`` (y + yl = |x|/sqrt2, y^2 = x^2/2 exactly), with: erf_series's first four
+    coefficients (``FIRST_ERF_DD``) and erfcx's first six (``FIRST_ERFCX_DD``) as
+    double-float Horner steps (the rest in float32; with three and four the error measured
+    2^-33.4, with seven and ten no better than these at x < -10.6),
+    each step's sum by fast_two_sum and left unnormalized; e^-y^2 = e^-q (1 - qe + qe^2/2)
+    from exp's first pass (q <= 78.2 here); erfc = e^-y^2 erfcx by two_prod plus cross terms;
+    1 - erfc/2 by fast_two_sum for x >= 0. Error of h + l: measured max 2^-38.78 (x = -11.86;
+    2^-38.80 with another seed) over 2 x 2^22 random inputs (half uniform over [-12.5, 9],
+    half log-uniform in magnitude 2^-27 to 12.5, both signs) against Arb (``python -m
+    ulplab.analysis.first_pass gelu``), a factor 6.9 under the bound. The runner's output is
+    the entry point's on every float32 input: ``benchmarks/verify_native.py gelu`` (all 2^32,
+    0 mismatches)."""
+    with np.errstate(all="ignore"):
+        b = x.view(np.uint32)
+        mag = b & np.uint32(0x7FFFFFFF)
+        inside = (x >= GELU_FIRST_LOW) & (x <= GELU_IS_X) & (mag >= np.uint32(GELU_HALF_X_BITS))
+        h, lo, m = gelu_first_parts(np.where(inside, x, f32(1.0)))
+        y = first_pass_scaled(h, lo, m, FIRST_PASS_BOUND).view(np.uint32)
+        half = (mag - np.uint32(0x01000000)) < np.uint32(GELU_HALF_X_BITS - 0x01000000)
+        special = np.where(half, (x * f32(0.5)).view(np.uint32), FLAG_NAN)
+        special = np.where(x > GELU_IS_X, b, special)
+        special = np.where(x < GELU_FLUSH, np.uint32(0x80000000), special)
+        special = np.where(mag > np.uint32(0x7F800000), np.uint32(0x7FC00000), special)
+        return np.where(inside, y, special).view(np.float32)
+
+
 KERNELS = [
     {"function": "erf", "impl": erf, "table_bytes": TABLE_BYTES + 512, "bound": 2.0**-44,
      "idea": "odd minimax (double-float Horner) below 1/2; 1 - e^-x^2 erfcx(x), 8 pieces, above"},
     {"function": "gelu", "impl": gelu, "table_bytes": TABLE_BYTES + 512, "bound": 2.0**-42,
+     "first_pass": gelu_first_pass,
      "idea": "x (1 ± erf(|x|/sqrt2))/2 near 0; x erfc(-x/sqrt2)/2 by e^-y^2 erfcx(y) elsewhere"},
 ]
 """What ``ulplab.methods.det`` registers from this module (ops: float32 operations per

@@ -50,7 +50,14 @@ from __future__ import annotations
 import numpy as np
 from mpmath import mp, mpf
 
-from ulplab.kernels.core import by_mode, canonical_nan_where, round_result_scaled, tiny_magnitude
+from ulplab.kernels.core import (
+    FLAG_NAN,
+    by_mode,
+    canonical_nan_where,
+    first_pass_scaled,
+    round_result_scaled,
+    tiny_magnitude,
+)
 from ulplab.kit import fast_two_sum, fma, lookup, two_prod, two_sum
 from ulplab.kit.ops import f32hex
 
@@ -183,8 +190,82 @@ def exp2(x: np.ndarray) -> np.ndarray:
         return _finish(x, y, np.inf, EXP2_UNDERFLOW)
 
 
+EXP_NORMAL = _h("-0x1.5ap+6")  # -86.5: below it the first pass leaves exp to the second
+EXP_FIRST_HIGH = _h("0x1.62ccccp+6")  # 88.7: above it too (k could reach 8192, m 128)
+BOUND = 2.0**-44
+LN2_64 = _h("0x1.62e430p-7")  # ln2/64 rounded to float32 (24 bits)
+LN2_64_REST = _h("-0x1.05c610p-35")  # ln2/64 - LN2_64 rounded to float32
+SHIFTER = _h("0x1.8p+23")  # v + 1.5 2^23 rounds v to an integer held in the low bits
+FIRST_PASS_BOUND = 2.0**-38
+CANONICAL_NAN_BITS = np.uint32(0x7FC00000)
+
+
+def exp_first_parts(x: np.ndarray, normalize: bool = True
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(h, l, k) of ``exp_first_pass`` (steps 1 to 3): e^x = (h + l) 2^(k >> 6) within
+    ``FIRST_PASS_BOUND`` h, for finite -86.5 <= x <= 88.7; k int32; 0.99 < h < 2. Without
+    ``normalize`` the last fast_two_sum is left to the caller (|l| < 2^-6 h then)."""
+    v = x * INV_LN2_64 + SHIFTER
+    kn = SHIFTER - v  # -k
+    ki = v.view(np.int32) - SHIFTER.view(np.int32)
+    t = fma(kn, np.full_like(kn, LN2_64), x)
+    rl = kn * LN2_64_REST
+    p = t * t
+    c = (p * t) * fma(fma(np.full_like(t, Q[3]), t, Q[2]), t, Q[1])
+    s_hi, e = fast_two_sum(t, p * HALF)
+    s_lo = e + (c + fma(s_hi, rl, rl))
+    j = ki & 63
+    th, tl = lookup(T_HI, j), lookup(T_LO, j)
+    a, ae = two_prod(th, s_hi)
+    h, low = fast_two_sum(th, a)
+    low = low + (fma(th, s_lo, ae) + fma(tl, s_hi, tl))
+    if normalize:
+        h, low = fast_two_sum(h, low)
+    return h, low, ki
+
+
+def exp_first_pass(x: np.ndarray) -> np.ndarray:
+    """The compiled float32 runner's first pass of exp: a shorter evaluation than ``exp`` with
+    its own bound, ``FIRST_PASS_BOUND`` = 2^-38, finished by ``core.first_pass_scaled``: the
+    correctly rounded e^x, or ``FLAG_NAN`` where the second pass (the whole entry point)
+    decides — hi + lo within the bound of a midpoint (about 6e-5 of ordinary inputs), x in
+    [-103.97, -86.5) (results near or below 2^-126) and (88.7, 88.72],
+    and the rare hi that is a power of two.
+
+    1. k = rint(x 64/ln2) by the shifter (v = x INV + 1.5 2^23 holds k in its low bits; the
+       addition rounds ties to even as rint does); t = fma(-k, L, x) with L = RN(ln2/64) is
+       exact: k L is a multiple of 2^-30, x (|x| >= 2^-7.5 when k != 0) of 2^-31, and
+       |t| < 2^-7, so t fits 24 bits. rl = -k L' (L' = RN(ln2/64 - L), |rl| < 2^-18, rounding
+       2^-42; the third part of ln2/64 left out: |k| 2^-56 < 2^-43).
+    2. e^(t + rl) - 1 = s_hi + s_lo: p = RN(t^2) (its rounding, 2^-40 after halving, left out);
+       (s_hi, e) = fast_two_sum(t, p/2); c = p t (1/6 + t (1/24 + t/120)) (|c| < 2^-25,
+       truncation 2^-54); s_lo = e + (c + rl (1 + s_hi)) by one FMA for rl (1 + s_hi).
+    3. 2^(j/64) (T_hi + T_lo, j = k mod 64: the kernel's table) times 1 + s as a double-float:
+       (a, ae) = two_prod(T_hi, s_hi), hi = T_hi + a by fast_two_sum, the rest ae + T_hi s_lo +
+       T_lo (1 + s_hi) added to its error, then (hi, lo) normalized; the result (hi + lo) 2^m,
+       m = (k - j)/64.
+    Error of hi + lo: the neglected pieces above sum to under 2^-39.2 relative (each a bound,
+    not an estimate); measured max 2^-40.76 on 2 x 2^22 random inputs (3/4 over [-86.5, 88.7],
+    1/4 over [-0.02, 0.02]) against Arb (``python -m ulplab.analysis.first_pass exp``), a factor 6.8
+    under the bound. The runner's output is the entry point's on every float32 input:
+    ``benchmarks/verify_native.py exp`` (all 2^32, 0 mismatches)."""
+    with np.errstate(all="ignore"):
+        inside = (x >= EXP_NORMAL) & (x <= EXP_FIRST_HIGH)
+        xc = np.where(inside, x, f32(0.0))
+        h, low, ki = exp_first_parts(xc)
+        # -7987 <= k <= 8190 on [-86.5, 88.7]: m in [-125, 127], no range check needed
+        y = first_pass_scaled(h, low, ki >> 6, FIRST_PASS_BOUND, m_checked=False,
+                              positive=True).view(np.uint32)
+        y = np.where(tiny_magnitude(x, TINY_BITS), ONE, y)
+        special = np.where(x > EXP_OVERFLOW, np.uint32(0x7F800000),
+                           np.where(x < EXP_UNDERFLOW, np.uint32(0), FLAG_NAN))
+        y = np.where(inside, y, np.where(x != x, CANONICAL_NAN_BITS, special))
+        return y.view(np.float32)
+
+
 KERNELS = [
-    {"function": "exp", "impl": exp, "table_bytes": TABLE_BYTES, "bound": 2.0**-44,
+    {"function": "exp", "impl": exp, "table_bytes": TABLE_BYTES, "bound": BOUND,
+     "first_pass": exp_first_pass,
      "idea": "2^(k/64) table (double-float) x Taylor e^r, Cody-Waite ln2/64 in 3 parts"},
     {"function": "exp2", "impl": exp2, "table_bytes": TABLE_BYTES, "bound": 2.0**-44,
      "idea": "exact k/64 split, r ln2 as double-float, then exp's table and Taylor"},

@@ -66,7 +66,7 @@ from __future__ import annotations
 import numpy as np
 from mpmath import mp, mpf
 
-from ulplab.kernels.core import canonical_nan_where, round_result
+from ulplab.kernels.core import FLAG_NAN, canonical_nan_where, first_pass_result, round_result
 from ulplab.kit import dd_mul, fast_two_sum, fma, lookup, two_prod, two_sum
 from ulplab.kit.ops import f32hex
 
@@ -223,8 +223,69 @@ def log2(x: np.ndarray) -> np.ndarray:
         return _special(x, y)
 
 
+FIRST_PASS_BOUND = 2.0**-37
+ONE_BITS = 0x3F800000
+
+
+def log_first_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(h, l) of ``log_first_pass``: log x = h + l within ``FIRST_PASS_BOUND`` |h|, for
+    normal finite x > 0."""
+    ix = x.view(np.int32)
+    tmp = ix - np.int32(OFF)
+    k = (tmp >> 23).astype(f32)
+    i = (tmp >> 16) & np.int32(N_TABLE - 1)
+    z = (ix - (tmp & np.int32(-0x800000))).view(f32)
+    r = fma(z, lookup(INVC, i), np.full_like(z, f32(-1.0)))
+    h2, l2 = two_prod(r, r)
+    u = fma(fma(fma(np.full_like(r, P[4]), r, P[3]), r, P[2]), r, P[1]) * r
+    c3 = r * h2
+    c3e = fma(r, h2, -c3) + r * l2  # r^3 = c3 + c3e to 2^-48 relative
+    t3 = fma(c3, np.full_like(c3, P[0]), c3 * (u + P0_LO) + c3e * P[0])  # r^3 P(r)
+    s, a1 = fast_two_sum(lookup(LOGC_HI, i), r)  # exponent of LOGC_HI >= r's, or LOGC_HI = 0
+    s, a2 = fast_two_sum(s, -(h2 * f32(0.5)))
+    s, a3 = fast_two_sum(s, t3)
+    s, b = fast_two_sum(k * LN2_HI, s)
+    lo = b + (k * LN2_MID + (((a1 + a2) + a3) + (lookup(LOGC_LO, i) - l2 * f32(0.5))))
+    return fast_two_sum(s, lo)
+
+
+def log_first_pass(x: np.ndarray) -> np.ndarray:
+    """The compiled float32 runner's first pass of log: a shorter evaluation than ``log``, with
+    its own bound ``FIRST_PASS_BOUND`` = 2^-37, finished by ``core.first_pass_result``: the
+    correctly rounded log x, or ``FLAG_NAN`` where the second pass (the whole entry point)
+    decides — h + l within the bound of a midpoint, x = +-0, +inf or subnormal, and the rare h
+    that is a power of two. x = 1 gives +0 by a select; x < 0 and NaN the canonical NaN.
+
+    Steps 2 and 3 as ``log`` (the same table; r exact, |r| < 2^-7.4). Then what ``log`` carries
+    as double-floats, cut to what 2^-37 needs near the intervals next to 1, where log z is as
+    small as 2^-9 while |r| is 2^-7.4: r^2 = h2 + l2 exactly; r^3 = c3 + c3e (two_prod, plus
+    r l2); r^3 P(r) = fma(c3, 1/3, c3 (u + P0_LO) + c3e/3) with u = r (P1 + r (P2 + ...)) by
+    Horner with FMA (one rounding of 2^-48.8 at most); the sum LOGC_HI + r - h2/2 + r^3 P by
+    three fast_two_sum (LOGC_HI's exponent is at least r's in every interval, or LOGC_HI = 0 —
+    checked over every z by a test; each later addend is smaller than the sum), then
+    fast_two_sum(k LN2_HI, .) (k LN2_HI exact; k = 0 or |k ln2| > 0.69 > |L|), k LN2_MID
+    rounded once and LN2_LO left out (each under |k| 2^-44 absolute, 2^-42.4 relative, as
+    |log x| > 0.34 |k|), the errors and LOGC_LO - l2/2 in float32, and (h, l) normalized.
+    Error of h + l: measured max 2^-39.01 over 2 x 2^22 inputs (half random normal encodings,
+    half within 2^-6 of 1: nearly every float32 there) against Arb
+    (``python -m ulplab.analysis.first_pass log``), a factor 4 under the bound. The runner's output
+    is the entry point's on every float32 input: ``benchmarks/verify_native.py log`` (all 2^32,
+    0 mismatches)."""
+    with np.errstate(all="ignore"):
+        b = x.view(np.uint32)
+        normal = (b - np.uint32(0x00800000)) < np.uint32(0x7F000000)
+        y = first_pass_result(*log_first_parts(np.where(normal, x, f32(1.0))),
+                              FIRST_PASS_BOUND).view(np.uint32)
+        y = np.where(b == np.uint32(ONE_BITS), np.uint32(0), y)
+        # NaN and x < 0 -> NaN; +-0 (-0 too), +inf and subnormal x: the second pass
+        nan = (b > np.uint32(0x7F800000)) & (b != np.uint32(0x80000000))
+        special = np.where(nan, np.uint32(0x7FC00000), FLAG_NAN)
+        return np.where(normal, y, special).view(np.float32)
+
+
 KERNELS = [
     {"function": "log", "impl": log, "table_bytes": TABLE_BYTES, "bound": 2.0**-44,
+     "first_pass": log_first_pass,
      "idea": "exponent split, 128-entry 1/c table with exact fma reduction, Taylor log1p, "
              "ln2 in 3 parts, double-float sum"},
     {"function": "log2", "impl": log2, "table_bytes": TABLE_BYTES, "bound": 2.0**-43,

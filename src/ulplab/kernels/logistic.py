@@ -100,14 +100,17 @@ import numpy as np
 from mpmath import mp, mpf
 
 from ulplab.kernels.core import (
+    FLAG_NAN,
     by_mode,
     canonical_nan_where,
     current_rounding,
+    first_pass_scaled,
+    pow2,
     round_result_scaled,
     scale,
     tiny_magnitude,
 )
-from ulplab.kernels.exp import EXP_UNDERFLOW, exp_parts
+from ulplab.kernels.exp import EXP_NORMAL, EXP_UNDERFLOW, exp_first_parts, exp_parts
 from ulplab.kit import dd_add, dd_mul, fast_two_sum, fma, lookup, two_prod, two_sum
 from ulplab.kit.ops import f32hex
 
@@ -359,11 +362,96 @@ def softplus(x: np.ndarray) -> np.ndarray:
         return canonical_nan_where(np.isnan(x), y)
 
 
+FIRST_PASS_BOUND = 2.0**-38
+SATURATED = f32(18.0)  # x >= 18: 1 - 2^-25.9 < sigma(x) < 1, nearest 1 (silu: x)
+HALF_BITS = 0x32800000  # 2^-26: |x| below it, nearest sigma(x) = 1/2 (silu: x/2)
+
+
+def sigma_first_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(q, ql, m) with sigma(x) = (q + ql) 2^m within ``FIRST_PASS_BOUND`` |q| (analysis in
+    ``sigmoid_first_pass``), for finite -86.5 <= x <= 18; q normalized, 2^-28 < q <= 1,
+    -125 <= m <= 26."""
+    h, lw, k = exp_first_parts(-x, normalize=False)  # e^-x = (h + lw) 2^-m
+    m = -(k >> 6)
+    d, de = two_sum(h, pow2(m))  # D = 2^m (1 + e^-x) = d + de
+    de = de + lw
+    q1 = ONE / d
+    q2 = (fma(-q1, d, ONE) - q1 * de) * q1  # the residual 1 - q1 d is exact
+    q, ql = fast_two_sum(q1, q2)
+    return q, ql, m
+
+
+def sigmoid_first_pass(x: np.ndarray) -> np.ndarray:
+    """The compiled float32 runner's first pass of sigmoid: one path for both signs instead of
+    ``sigmoid``'s two, with its own bound ``FIRST_PASS_BOUND`` = 2^-38, finished by
+    ``core.first_pass_scaled``: the correctly rounded sigma(x), or ``FLAG_NAN`` where the
+    second pass (the whole entry point) decides — hi + lo within the bound of a midpoint,
+    x in [-103.97, -86.5) (results near or below 2^-126), and the rare hi that is a power of
+    two. Selects: |x| < 2^-26 -> 1/2 (sigma(x) = 1/2 + x/4 + O(x^3), inside 0.5's rounding
+    interval), x >= 18 -> 1 (+inf included), x < -103.97 -> +0 (-inf included), NaN -> NaN.
+
+    One formula for both signs, sigma(x) = 1/(1 + e^-x), with e^-x = (h + l) 2^-m from
+    ``exp.exp_first_parts`` (2^-38 bound, 2^-40.76 measured; -x in [-18, 86.5]) and the
+    scaling kept out of the sum, so no operand gets near the subnormals: D = h + l + 2^m =
+    2^m (1 + e^-x) in [1, 2^26 + 2) by two_sum(h, 2^m) plus l; q = 1/D as q1 + q2: q1 =
+    RN(1/d), q2 = (fma(-q1, d, 1) - q1 de) q1 (the residual is exact; q1 for 1/d costs 2^-24
+    of q2, 2^-48 of q); sigma(x) = q 2^m. E's relative error reaches sigma scaled by
+    E/(1 + E) < 1. Error of hi + lo: measured max 2^-40.75 (x = -84.09; 2^-40.70 with another
+    seed) over 2 x 2^22 random inputs (half over [-86.5, 18], half log-uniform in magnitude
+    2^-26 to 18, both signs) against Arb (``python -m ulplab.analysis.first_pass sigmoid``), a
+    factor 6.5 under the bound. The runner's output is the entry point's on every float32
+    input: ``benchmarks/verify_native.py sigmoid`` (all 2^32, 0 mismatches)."""
+    with np.errstate(all="ignore"):
+        inside = (x >= EXP_NORMAL) & (x < SATURATED)
+        hi, lo, m = sigma_first_parts(np.where(inside, x, ZERO))
+        y = first_pass_scaled(hi, lo, m, FIRST_PASS_BOUND, m_checked=False,
+                              positive=True).view(np.uint32)
+        y = np.where(tiny_magnitude(x, HALF_BITS), np.uint32(0x3F000000), y)
+        special = np.where(x >= SATURATED, np.uint32(0x3F800000),
+                           np.where(x < EXP_UNDERFLOW, np.uint32(0), FLAG_NAN))
+        y = np.where(inside, y, np.where(x != x, np.uint32(0x7FC00000), special))
+        return y.view(np.float32)
+
+
+def silu_first_pass(x: np.ndarray) -> np.ndarray:
+    """The compiled float32 runner's first pass of silu: x (hi + lo) 2^m from
+    ``sigma_first_parts`` (two_prod(x, hi) plus x lo, normalized), finished by
+    ``core.first_pass_scaled`` with ``FIRST_PASS_BOUND``: the correctly rounded silu(x), or
+    ``FLAG_NAN`` — hi + lo within the bound of a midpoint, x in [-110, -86.5), |x| < 2^-125
+    (x/2 subnormal: on a subnormal midpoint it rounds by the sign of x^2/4), and the rare hi
+    that is a power of two. Selects: 2^-125 <= |x| < 2^-26 -> x/2 (exact and normal; x^2/4
+    is far below half its ulp), x >= 18 -> x (+inf included; x e^-x < 2^-25.9 x), x < -110
+    -> -0 (|x| e^x < 2^-151; -inf included), NaN -> NaN. Error: sigma's plus two roundings
+    of 2^-48; measured max 2^-40.74 over 2 x 2^22 random inputs as sigmoid's
+    (``python -m ulplab.analysis.first_pass silu``), a factor 6.7 under the bound. The runner's
+    output is the entry point's on every float32 input: ``benchmarks/verify_native.py silu``
+    (all 2^32, 0 mismatches)."""
+    with np.errstate(all="ignore"):
+        inside = (x >= EXP_NORMAL) & (x < SATURATED)
+        xs = np.where(inside, x, ZERO)
+        hi, lo, m = sigma_first_parts(xs)
+        p, pe = two_prod(xs, hi)
+        p, pe = fast_two_sum(p, fma(xs, lo, pe))
+        y = first_pass_scaled(p, pe, m, FIRST_PASS_BOUND, m_checked=False).view(np.uint32)
+        b = x.view(np.uint32)
+        mag = b & np.uint32(0x7FFFFFFF)
+        half = (mag - np.uint32(0x01000000)) < np.uint32(HALF_BITS - 0x01000000)
+        y = np.where(half, (x * f32(0.5)).view(np.uint32), y)
+        y = np.where(mag < np.uint32(0x01000000), FLAG_NAN | (b & np.uint32(0x80000000)), y)
+        special = np.where(x >= SATURATED, b,
+                           np.where(x < f32(-110.0), np.uint32(0x80000000),
+                                    FLAG_NAN | np.uint32(0x80000000)))
+        y = np.where(inside, y, np.where(x != x, np.uint32(0x7FC00000), special))
+        return y.view(np.float32)
+
+
 KERNELS = [
     {"function": "sigmoid", "impl": sigmoid, "table_bytes": 512, "bound": 2.0**-43,
+     "first_pass": sigmoid_first_pass,
      "idea": "sigma(-|x|) = e^-|x|/(1 + e^-|x|) as a double-float from exp_parts; "
              "1 - it for x > 0"},
     {"function": "silu", "impl": silu, "table_bytes": 512, "bound": 2.0**-43,
+     "first_pass": silu_first_pass,
      "idea": "x times sigmoid's double-float; tiny x scaled by 2^64 with the sign of x^2/4"},
     {"function": "softplus", "impl": softplus, "table_bytes": 512 + TABLE_BYTES,
      "bound": 2.0**-43,

@@ -74,7 +74,13 @@ from __future__ import annotations
 import numpy as np
 from mpmath import mp, mpf
 
-from ulplab.kernels.core import canonical_nan_where, round_result_scaled
+from ulplab.kernels.core import (
+    canonical_nan_where,
+    first_pass_result,
+    pow2,
+    round_result_scaled,
+)
+from ulplab.kernels.exp import exp_first_parts
 from ulplab.kernels.logistic import (
     _one_minus,
     exact_parts,
@@ -82,7 +88,7 @@ from ulplab.kernels.logistic import (
     sigmoid_neg_parts,
     tiny_where,
 )
-from ulplab.kit import dd_add, dd_mul, fast_two_sum, fma, two_prod
+from ulplab.kit import dd_add, dd_mul, fast_two_sum, fma, two_prod, two_sum
 from ulplab.kit.ops import f32hex
 
 f32 = np.float32
@@ -197,8 +203,80 @@ def gelu_tanh(x: np.ndarray) -> np.ndarray:
         return finish_half_x(x, hi, lo, m, -11.0)
 
 
+FIRST_PASS_BOUND = 2.0**-35
+TAYLOR_BELOW = f32(0.0625)  # the first pass's Taylor branch: a < 2^-4
+TANH_ONE = f32(9.125)  # a >= 9.125: 1 - 2^-25.3 < tanh(a) < 1, nearest 1
+TANH_IS_X_BITS = 0x39000000  # 2^-13: a below it, nearest tanh(a) = a (a^2/3 < 2^-27.6)
+
+
+def tanh_first_parts(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(h, l) with tanh(a) = h + l within ``FIRST_PASS_BOUND`` h (analysis in
+    ``tanh_first_pass``), for 2^-13 <= a < 9.125; normalized."""
+    # a >= 2^-4: 1 - 2/(1 + E), E = e^(2a) = (h + l) 2^M, the scaling kept out of the sum
+    h, lw, k = exp_first_parts(a + a, normalize=False)
+    big_m = k >> 6
+    d, de = two_sum(h, pow2(-big_m))  # 2^-M (1 + E)
+    de = de + lw
+    q1 = f32(1.0) / d
+    q2 = (fma(-q1, d, _c(d, 1.0)) - q1 * de) * q1
+    sc = pow2(1 - big_m)
+    r, re = fast_two_sum(_c(a, 1.0), -(q1 * sc))
+    bh, bl = fast_two_sum(r, re - q2 * sc)
+    # a < 2^-4: a + a w, w = -a^2/3 + a^4 P(a^2) (P's tail in float32: below 2^-18.9 of w)
+    z, ze = two_prod(a, a)
+    d3, d3e = two_prod(z, _c(z, THIRD_HI))
+    d3e = d3e + fma(z, _c(z, THIRD_LO), ze * THIRD_HI)
+    tail = fma(fma(fma(fma(_c(z, TANH_P[4]), z, TANH_P[3]), z, TANH_P[2]), z, TANH_P[1]), z,
+               TANH_P[0])
+    wh, wl = fast_two_sum(-d3, (z * z) * tail)
+    t, te = two_prod(a, wh)
+    sh, sl = fast_two_sum(a, t)
+    sh, sl = fast_two_sum(sh, sl + fma(a, wl - d3e, te))
+    small = a < TAYLOR_BELOW
+    return np.where(small, sh, bh), np.where(small, sl, bl)
+
+
+def tanh_first_pass(x: np.ndarray) -> np.ndarray:
+    """The compiled float32 runner's first pass of tanh: a shorter evaluation than ``tanh``
+    with its own bound ``FIRST_PASS_BOUND`` = 2^-35, finished by ``core.first_pass_result``:
+    the correctly rounded tanh(x), or ``FLAG_NAN`` where the second pass (the whole entry point)
+    decides — h + l within the bound of a midpoint, and the rare h that is a power of two.
+    Computed for a = |x| and negated for x < 0. Selects: a < 2^-13 -> x (tanh(a) = a - a^3/3
+    lies inside a's rounding interval; subnormal and zero x included), a >= 9.125 -> +-1
+    (infinities included), NaN -> NaN.
+
+    a >= 2^-4: tanh(a) = 1 - 2/(1 + E), E = e^(2a) = (h + l) 2^M from ``exp.exp_first_parts``
+    (2^-38 bound, 2^-40.76 measured); as in ``logistic.sigma_first_parts`` the quotient is
+    taken of D = h + l + 2^-M (two_sum plus l) by q1 = RN(1/d), q2 = (fma(-q1, d, 1) - q1 de)
+    q1, then scaled by 2^(1 - M) and taken from 1 by two fast_two_sum. E's relative error
+    reaches tanh times 2E/(E^2 - 1): 8 at a = 2^-4, 4 at 1/8, under 1.1 from a = 1/2 — why the
+    bound is 2^-35. a < 2^-4: tanh(a) = a (1 + w), w = -a^2/3 + a^4 P(a^2) (``TANH_P``; the
+    a^15 term left out, under 2^-51 relative): a^2 = z + ze exactly, z/3 as a double-float
+    (z THIRD_HI by two_prod, plus z THIRD_LO + ze THIRD_HI), a^4 P in float32 (under 2^-18.9
+    of the result, so its roundings stay near 2^-41), then a + a w by two_prod and two
+    fast_two_sum. Error of h + l: measured max 2^-37.91 (a just above 2^-4; 2^-37.93 with
+    another seed) over 2 x 2^22 random inputs (half uniform over [2^-13, 9.125], half
+    log-uniform) against Arb (``python -m ulplab.analysis.first_pass tanh``), a factor 7.5 under
+    the bound. The runner's output
+    is the entry point's on every float32 input: ``benchmarks/verify_native.py tanh`` (all
+    2^32, 0 mismatches)."""
+    with np.errstate(all="ignore"):
+        b = x.view(np.uint32)
+        mag = b & np.uint32(0x7FFFFFFF)
+        a = mag.view(np.float32)
+        inside = (mag >= np.uint32(TANH_IS_X_BITS)) & (a < TANH_ONE)
+        h, lo = tanh_first_parts(np.where(inside, a, f32(1.0)))
+        y = first_pass_result(h, lo, FIRST_PASS_BOUND).view(np.uint32)
+        y = np.where(a >= TANH_ONE, np.uint32(0x3F800000), y)
+        y = np.where(mag < np.uint32(TANH_IS_X_BITS), mag, y)
+        y = np.where(mag > np.uint32(0x7F800000), np.uint32(0x7FC00000),
+                     y | (b & np.uint32(0x80000000)))
+        return y.view(np.float32)
+
+
 KERNELS = [
     {"function": "tanh", "impl": tanh, "table_bytes": 512, "bound": 2.0**-41,
+     "first_pass": tanh_first_pass,
      "idea": "Taylor a - a^3/3 (double-float) below 1/8; 1 - 2 sigma(-2|x|) from exp_parts above"},
     {"function": "gelu_tanh", "impl": gelu_tanh, "table_bytes": 512, "bound": 2.0**-37,
      "idea": "x sigma(2u), 2u = K1 x + K3 x^3 as a double-float, sigma from exp_parts"},
