@@ -349,6 +349,7 @@ COS_K = ((_h("-0x1p-1"), _h("0x0p+0")), (_h("0x1.555556p-5"), _h("-0x1.555556p-3
          _h("-0x1.27e4fcp-22"), _h("0x1.1eed8ep-29"))
 FIRST_PASS_BOUND = 2.0**-37
 PIO2_C3_FIRST = _h("-0x1.ee59dap-50")  # pi/2 - PIO2_HI - PIO2_LO rounded to float32
+SHIFTER = _h("0x1.8p+23")  # v + 1.5 2^23 rounds v to an integer held in the low bits
 
 
 def first_pass_constants() -> dict[str, tuple]:
@@ -377,11 +378,12 @@ def _dd_horner_step(zh: np.ndarray, zl: np.ndarray, kh: np.ndarray, kl: np.ndarr
 def _cody_waite_first(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(q, rh, rl) with x = q pi/2 + rh + rl for |x| < 2^12, the first pass's reduction: three
     parts of pi/2 instead of four, the first by one exact FMA."""
-    q = np.rint(x * TWO_OVER_PI)
+    v = x * TWO_OVER_PI + SHIFTER  # q = rint(x 2/pi), held in v's low bits
+    q = v - SHIFTER
     t = fma(-q, np.full_like(q, PIO2_HI), x)  # exact (``sin_first_pass``)
     p2, e2 = two_prod(q, np.full_like(q, PIO2_LO))
     rh, a = two_sum(t, -p2)
-    return q.astype(np.int32), rh, a - (e2 + q * PIO2_C3_FIRST)
+    return v.view(np.int32) - SHIFTER.view(np.int32), rh, a - (e2 + q * PIO2_C3_FIRST)
 
 
 def trig_first_parts(x: np.ndarray, cosine: bool) -> Pair:
@@ -418,9 +420,9 @@ def _trig_first_pass(x: np.ndarray, cosine: bool) -> np.ndarray:
     with np.errstate(all="ignore"):
         b = x.view(u32)
         mag = b & u32(0x7FFFFFFF)
-        inside = (mag >= u32(TINY_BITS)) & (mag < u32(CW_LIMIT_BITS))
-        y = first_pass_result(*trig_first_parts(np.where(inside, x, f32(1.0)), cosine),
-                              FIRST_PASS_BOUND).view(u32)
+        # lanes outside [2^-12, 2^12) compute garbage (no table is read; every integer step
+        # wraps) and are all replaced below
+        y = first_pass_result(*trig_first_parts(x, cosine), FIRST_PASS_BOUND).view(u32)
         y = np.where(mag < u32(TINY_BITS), ONE if cosine else b, y)
         y = np.where(mag >= u32(CW_LIMIT_BITS), FLAG_NAN, y)
         return np.where(mag > u32(0x7F7FFFFF), u32(0x7FC00000), y).view(f32)
@@ -432,10 +434,11 @@ _FIRST_PASS_DOC = """The compiled float32 runner's first pass of {f}: no table, 
     decides — h + l within the bound of a midpoint, |x| >= 2^12 (Payne-Hanek), and the rare
     h that is a power of two. Selects: |x| < 2^-12 -> {tiny} (step 2), inf and NaN -> NaN.
 
-    Reduction x = q pi/2 + r, r = rh + rl (|r| <= pi/4 (1 + 2^-10)), three parts of pi/2:
-    t = fma(-q, PIO2_HI, x) is exact (q != 0 needs |x| > 0.78, so x and q PIO2_HI are
-    multiples of 2^-24, and |t| < 1), then t - q PIO2_LO by two_prod and two_sum, less
-    q PIO2_C3_FIRST (rounding 2^-61; what the three parts miss, 2^-76.3 q, is under 2^-64);
+    Reduction x = q pi/2 + r, r = rh + rl (|r| <= pi/4 (1 + 2^-10)), q = rint(x 2/pi) by the
+    shifter (as exp's first pass), three parts of pi/2: t = fma(-q, PIO2_HI, x) is exact
+    (q != 0 needs |x| > 0.78, so x and q PIO2_HI are multiples of 2^-24, and |t| < 1), then
+    t - q PIO2_LO by two_prod and two_sum, less q PIO2_C3_FIRST (rounding 2^-61; what the
+    three parts miss, 2^-76.3 q, is under 2^-64);
     then the quadrant Q ({q}) picks, per lane, sin r = r + r z P_s(z) or cos r = 1 + z P_c(z),
     z = r^2 as a double-float, by selecting the coefficients (``SIN_K``/``COS_K``: Taylor to
     r^13 and r^12, truncation under 2^-41 relative at pi/4): P by Horner from the top, the
