@@ -118,3 +118,28 @@ def test_tables_are_cached_on_disk(tmp_path, monkeypatch):
         assert np.array_equal(det.table("silu", "float8_e5m2"), first)  # read back, checked
     finally:
         det.table.cache_clear()
+
+
+def test_a_failed_build_is_retried_and_the_fallback_works_in_a_flushing_thread(monkeypatch):
+    """Without a compiled kernel det falls back to the NumPy kernel, also inside a JAX
+    callback, whose thread flushes subnormals (the fallback once built the constant 2^-149 by a
+    float conversion and failed there); a failed build is not remembered, so the next call
+    gets the compiled kernel again."""
+    jnp = pytest.importorskip("jax.numpy")
+    from ulplab.export import det_kernel, native
+
+    x = np.array([-104.0, -200.0, -np.inf, 1.0, -103.0, 2.0**-149], np.float32)
+    want = {r: det_kernel("exp", r)(x).view(np.uint32) for r in ("odd", "float32")}
+    real = native.kernel
+    det._COMPILED.clear()
+
+    def no_compiler(*args, **kwargs):
+        raise RuntimeError("no C compiler (cc or gcc) on this machine; set CC")
+
+    monkeypatch.setattr(native, "kernel", no_compiler)
+    for r in ("odd", "float32"):
+        assert not det.float32_kernel("exp", r).__name__.endswith("_native")
+        got = np.asarray(det.exp(jnp.asarray(x), rounding=r)).view(np.uint32)
+        assert np.array_equal(got, want[r]), r
+    monkeypatch.setattr(native, "kernel", real)
+    assert det.float32_kernel("exp", "odd").__name__.endswith("_native")

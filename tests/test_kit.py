@@ -204,3 +204,17 @@ def test_f32hex_accepts_only_float32_values():
     assert f32hex("0x1.62e43p-1") == np.float32(float.fromhex("0x1.62e43p-1"))
     with pytest.raises(ValueError, match="not a float32 value"):
         f32hex("0x1.62e42fefa39efp-1")  # ln 2 in double: not a float32
+
+
+def test_f32hex_builds_exact_bits_subnormals_included():
+    from ulplab.kit.ops import f32hex
+
+    cases = {"0x1p-149": 0x00000001, "-0x1p-149": 0x80000001, "0x1.fffffcp-127": 0x007FFFFF,
+             "0x1p-126": 0x00800000, "0x1.fffffep+127": 0x7F7FFFFF, "-0x0p+0": 0x80000000,
+             "0x1.62e43p-1": 0x3F317218}
+    for literal, bits in cases.items():
+        v = f32hex(literal)
+        assert isinstance(v, np.float32) and int(np.array(v).view(np.uint32)) == bits, literal
+    for bad in ("0x1p-150", "0x1.0000001p+0", "0x1p+128", "0x1.8p-149", "inf"):
+        with pytest.raises(ValueError):
+            f32hex(bad)

@@ -52,14 +52,22 @@ def _golden() -> dict[str, str]:
     return json.loads(resources.files("ulplab.kernels").joinpath("golden.json").read_text())
 
 
-@cache
+_COMPILED: dict[tuple[str, str], Callable[[np.ndarray], np.ndarray]] = {}
+
+
 def float32_kernel(func: str, rounding: str = "odd") -> Callable[[np.ndarray], np.ndarray]:
     """The det kernel of ``func`` on float32 arrays in ``rounding`` ("odd" or "float32"):
-    compiled if a C compiler is at hand, else ulplab's NumPy kernel (the same bits)."""
+    compiled if a C compiler is at hand, else ulplab's NumPy kernel (the same bits). Only a
+    compiled kernel is kept: a build that failed (no compiler, an unusable cache directory) is
+    tried again on the next call rather than leaving the process on the slow path."""
     from ulplab.export import det_kernel, native
 
+    key = (func, rounding)
+    if key in _COMPILED:
+        return _COMPILED[key]
     try:
-        return native.kernel(func, rounding=rounding)
+        _COMPILED[key] = native.kernel(func, rounding=rounding)
+        return _COMPILED[key]
     except (RuntimeError, OSError):
         numpy_kernel = det_kernel(func, rounding)
 

@@ -153,6 +153,7 @@ ONE_UP = np.uint32(0x3F800001)  # the odd neighbour above 1
 ONE_DOWN = np.uint32(0x3F7FFFFF)  # the odd neighbour below 1
 ONE = np.uint32(0x3F800000)
 TINY_BITS = 0x33000000  # 2^-25: below it e^x and 2^x are within 2^-25 of 1
+SMALLEST_SUBNORMAL = _h("0x1p-149")
 
 
 def _finish(x: np.ndarray, y: np.ndarray, over: float, under: float) -> np.ndarray:
@@ -164,7 +165,7 @@ def _finish(x: np.ndarray, y: np.ndarray, over: float, under: float) -> np.ndarr
                                  by_mode(ONE_UP, ONE)))
     y = np.where(tiny_magnitude(x, TINY_BITS), near_one, y.view(np.uint32)).view(np.float32)
     y = np.where(x > over, f32(np.inf), y)
-    y = np.where(x < under, by_mode(_h("0x1p-149"), f32(0.0)), y)
+    y = np.where(x < under, by_mode(SMALLEST_SUBNORMAL, f32(0.0)), y)
     y = np.where(x == -np.inf, f32(0.0), y)
     return canonical_nan_where(np.isnan(x), y)
 

@@ -8,6 +8,7 @@ the same bits on every backend that follows them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,12 +20,27 @@ f32 = np.float32
 
 def f32hex(literal: str) -> np.float32:
     """A float32 constant from its exact hex literal: f32hex("0x1.62e43p-1") (the literal must be
-    a float32 value; the conversion is exact)."""
+    a float32 value). The bits are built with integer arithmetic, not by a floating-point
+    conversion, so a thread that flushes subnormals (XLA's callback threads set FTZ/DAZ) still
+    gets 0x1p-149 right instead of 0."""
     v = float.fromhex(literal)
-    out = f32(v)
-    if float(out) != v:
-        raise ValueError(f"{literal} is not a float32 value")
-    return out
+    sign = 0x80000000 if math.copysign(1.0, v) < 0 else 0
+    a = abs(v)
+    if a == 0:
+        bits = 0
+    elif not math.isfinite(a):
+        raise ValueError(f"{literal} is not a finite float32 value")
+    else:
+        m, e = math.frexp(a)  # a = m 2^e, 1/2 <= m < 1: exact
+        if e - 1 >= -126:  # normal: 24 significant bits
+            sig = math.ldexp(m, 24)
+            bits = ((e - 1 + 127) << 23) | (int(sig) - (1 << 23))
+        else:  # subnormal: a multiple of 2^-149
+            sig = math.ldexp(a, 149)
+            bits = int(sig)
+        if sig != int(sig) or bits >= 0x7F800000:
+            raise ValueError(f"{literal} is not a float32 value")
+    return np.array(bits | sign, dtype=np.uint32).view(f32)[()]
 
 
 def bits_of(x: np.ndarray) -> np.ndarray:
