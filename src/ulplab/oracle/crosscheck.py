@@ -22,7 +22,9 @@ truth lies; those modes are tested through their relations to nearest-even inste
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import math
 import os
 from collections.abc import Callable
@@ -90,23 +92,48 @@ def _significand_is_even(v: float, other: float, fmt: Format) -> bool:
     return (Fraction(abs(v)) / Fraction(2) ** q) % 2 == 0
 
 
+@functools.lru_cache(maxsize=8)
+def _midpoints(fmt: Format) -> tuple[list[float], list[float], list[mpf], list[int], mpf]:
+    """For the common path of ``_round_nearest``: the sorted values as Python floats, the
+    midpoints between neighbours (exact: the values have few bits) with -inf/+inf at the ends,
+    the same as mpf numbers, the patterns, and the overflow boundary max + ulp(max)/2."""
+    vals, bits = _table(fmt)
+    v = vals.tolist()
+    mids = [-math.inf] + [(a + b) / 2 for a, b in itertools.pairwise(v)] + [math.inf]
+    top = mpf(v[-1] + (v[-1] - v[-2]) / 2)
+    return v, mids, [mpf(m) for m in mids], [int(b) for b in bits], top
+
+
 def _round_nearest(v: mpf, negative_zero: bool, fmt: Format, prec: int,
                    exact: bool = False) -> int | None:
     """Nearest-even pattern of v, or None when v is too close to a midpoint to trust.
 
     With ``exact`` (v is the exact value, not an approximation) a tie goes to the even pattern.
     """
-    vals, bits = _table(fmt)
     if not fmt.signed and v <= 0:
         return fmt.nan_bits  # float8_e8m0fnu holds positive values only
-    top = vals[-1] + (vals[-1] - vals[-2]) / 2  # overflow boundary: max + ulp(max)/2
-    if abs(v) >= top:
-        if abs(v) - top <= abs(v) * mpf(2) ** (8 - prec):
+    fvals, mids, mids_mp, fbits, top = _midpoints(fmt)
+    av = abs(v)
+    if av >= top:  # overflow boundary: max + ulp(max)/2
+        if av - top <= mp.ldexp(av, 8 - prec):
             return None
         return _encode_special(math.copysign(math.inf, v), fmt)  # the format's overflow rule
     approx = float(v)
+    if not exact:
+        # the interval [mid j, mid j+1] that holds float(v), or a neighbour when float(v) is
+        # a midpoint itself: v lies in one of them with the margin, or is not trusted
+        i = min(max(bisect.bisect_left(mids, approx) - 1, 0), len(fvals) - 1)
+        margin = mp.ldexp(av, 16 - prec)
+        for j in (i, i + 1, i - 1):
+            if 0 <= j < len(fvals) and mids_mp[j] + margin < v < mids_mp[j + 1] - margin:
+                b = fbits[j]
+                if fvals[j] == 0 and negative_zero and fmt.has_neg_zero:
+                    b |= fmt.sign_bit
+                return b
+        return None
+    vals, bits = _table(fmt)
     i = int(np.clip(np.searchsorted(vals, approx), 1, len(vals) - 2))
-    margin = 0 if exact else abs(v) * mpf(2) ** (16 - prec)
+    margin = 0
     for j in (i - 1, i, i + 1):
         lo = (vals[j - 1] + vals[j]) / 2 if j > 0 else -math.inf
         hi = (vals[j] + vals[j + 1]) / 2 if j + 1 < len(vals) else math.inf

@@ -13,7 +13,9 @@ anchor + sign(d) * 2^(q-2), which is computed exactly instead of adding numbers 
 
 from __future__ import annotations
 
+import functools
 import math
+import struct
 from fractions import Fraction
 
 import numpy as np
@@ -95,6 +97,16 @@ def decide(anchor: float, d: arb, sign: int, fmt: Format) -> tuple[int, ...] | N
     return lo if lo == hi else None
 
 
+@functools.lru_cache(maxsize=256)
+def _special_patterns(value: bytes, fmt: Format) -> tuple[int, ...]:
+    """Patterns of an exact special value (NaN, +-inf, +-0, ...; its float64 bytes, so that
+    -0 and NaN are keys) in every mode: the same ``round_to_format`` calls, made once per value
+    and format instead of once per input (half of log's inputs are negative)."""
+    v = struct.unpack("<d", value)[0]
+    return tuple(int(round_to_format(np.array([v]), fmt, m)[0])
+                 for m in ("nearest-even", "toward-zero", "up", "down"))
+
+
 def _starting_precision(x: float) -> int:
     _, e = math.frexp(x)
     return 64 + 2 * max(0, -e)
@@ -106,8 +118,7 @@ def correctly_rounded(name: str, x: float, fmt: Format) -> tuple[int, ...]:
     if isinstance(exact, Fraction):
         return round_fraction(exact, fmt)
     if exact is not None:
-        return tuple(int(round_to_format(np.array([exact]), fmt, m)[0])
-                     for m in ("nearest-even", "toward-zero", "up", "down"))
+        return _special_patterns(struct.pack("<d", exact), fmt)
     prec = _starting_precision(x)
     saved = ctx.prec
     try:
