@@ -3,6 +3,10 @@ import os
 if os.environ.get("PYTEST_XDIST_WORKER"):  # one thread per xdist worker: no oversubscription
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("MKL_NUM_THREADS", "1")
+    # and one process: the oracle's and the cross-check's pools would start processes for
+    # every table on cores the other xdist workers already use (tests that exercise the pool
+    # set ULPLAB_WORKERS themselves)
+    os.environ.setdefault("ULPLAB_WORKERS", "1")
 
 import numpy as np
 import pytest

@@ -39,12 +39,13 @@ def test_every_function_of_the_issue_has_a_kernel():
 
 @pytest.mark.parametrize("func", DET)
 def test_backends_give_identical_bits(func):
-    # 100,000 random in the default tier (the whole suite's time); 10^7 in the slow one below
-    res = determinism(func, BACKENDS, samples=100_000)
+    # 30,000 random in the default tier (the whole suite's time; the golden hashes below add
+    # 2^20 random inputs per backend); 10^7 in the slow one below
+    res = determinism(func, BACKENDS, samples=30_000)
     assert not res["skipped"], res["skipped"]
     for row in res["backends"]:
         assert row["mismatches"] == 0, row
-        assert row["checked"] > 230_000  # 133,191 fixed inputs + 100,000 random
+        assert row["checked"] > 160_000  # 133,191 fixed inputs + 30,000 random
 
 
 @pytest.mark.slow

@@ -36,7 +36,11 @@ def mpmath_form(x: mpf) -> mpf:
 
 
 def double(x: np.ndarray) -> np.ndarray:
-    return 0.5 * erfc64(-x / 2**0.5) + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+    v = 0.5 * erfc64(-x / 2**0.5) + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+    # below about -38.6 both terms underflow; the value is negative, so the zero is -0 (a +0
+    # sent every such input of the faithfulness check to the oracle: a quarter of random
+    # bit patterns)
+    return np.where((v == 0) & (x < 0), -0.0, v)
 
 
 def naive(x: np.ndarray) -> np.ndarray:
