@@ -88,6 +88,8 @@ lo 2^t rounding to exactly 1/2 and the tie going to even, and the table held 32,
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from mpmath import mp, mpf
 
@@ -273,31 +275,46 @@ def _dd_step(ah: np.ndarray, al: np.ndarray, t: np.ndarray, tl: np.ndarray, c_hi
     return fast_two_sum(s, se + (pe + c_lo))
 
 
-def erf_series(q: np.ndarray, qe: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """erf(a)/a for a^2 = q + qe <= 1/4, as a dd (see the module docstring)."""
+def _light_step(ah: np.ndarray, al: np.ndarray, t: np.ndarray, tl: np.ndarray,
+                c_hi: np.ndarray, c_lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """c + t a as an unnormalized double-float for |t a| <= |c| (fast_two_sum; the first pass's
+    cheaper ``_dd_step``)."""
+    p, pe = two_prod(ah, t)
+    s, se = fast_two_sum(c_hi, p)
+    return s, se + (fma(ah, tl, al * t) + (pe + c_lo))
+
+
+def erf_series(q: np.ndarray, qe: np.ndarray, dd_steps: int = ERF_DD_STEPS,
+               step: Callable[..., tuple[np.ndarray, np.ndarray]] = _dd_step
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """erf(a)/a for a^2 = q + qe <= 1/4, as a dd (see the module docstring); the first pass
+    asks for fewer double-float steps, made by ``_light_step``."""
     n = len(ERF_HI)
     acc = np.full_like(q, ERF_HI[n - 1])
-    for k in range(n - 2, ERF_DD_STEPS - 1, -1):
+    for k in range(n - 2, dd_steps - 1, -1):
         acc = fma(acc, q, np.full_like(q, ERF_HI[k]))
     ah, al = acc, np.zeros_like(acc)
-    for k in range(ERF_DD_STEPS - 1, -1, -1):
-        ah, al = _dd_step(ah, al, q, qe, np.full_like(q, ERF_HI[k]), ERF_LO[k])
+    for k in range(dd_steps - 1, -1, -1):
+        ah, al = step(ah, al, q, qe, np.full_like(q, ERF_HI[k]), ERF_LO[k])
     return ah, al
 
 
-def erfcx_parts(y: np.ndarray, yl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """e^(y^2) erfc(y) for 1/2 <= y + yl <= 10.5, as a dd (piecewise, see the docstring)."""
+def erfcx_parts(y: np.ndarray, yl: np.ndarray, dd_steps: int = ERFCX_DD_STEPS,
+                step: Callable[..., tuple[np.ndarray, np.ndarray]] = _dd_step
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """e^(y^2) erfc(y) for 1/2 <= y + yl <= 10.5, as a dd (piecewise, see the docstring); the
+    first pass asks for fewer double-float steps, made by ``_light_step``."""
     idx = np.zeros_like(y, dtype=np.int32)
     for b in BOUNDS:
         idx = idx + (y >= b).astype(np.int32)
     t = y - lookup(CENTERS, idx)
     n = ERFCX_DEGREE + 1
     acc = lookup(ERFCX_HI[n - 1], idx)
-    for k in range(n - 2, ERFCX_DD_STEPS - 1, -1):
+    for k in range(n - 2, dd_steps - 1, -1):
         acc = fma(acc, t, lookup(ERFCX_HI[k], idx))
     ah, al = acc, np.zeros_like(acc)
-    for k in range(ERFCX_DD_STEPS - 1, -1, -1):
-        ah, al = _dd_step(ah, al, t, yl, lookup(ERFCX_HI[k], idx), lookup(ERFCX_LO[k], idx))
+    for k in range(dd_steps - 1, -1, -1):
+        ah, al = step(ah, al, t, yl, lookup(ERFCX_HI[k], idx), lookup(ERFCX_LO[k], idx))
     return ah, al
 
 
@@ -390,15 +407,6 @@ GELU_IS_X = f32(9.0)  # above it gelu(x) rounds to x (Phi(9) > 1 - 2^-62)
 GELU_HALF_X_BITS = 0x32000000  # 2^-27: 2^-125 <= |x| below it, gelu(x) rounds to x/2
 
 
-def _light_step(ah: np.ndarray, al: np.ndarray, t: np.ndarray, tl: np.ndarray,
-                c_hi: np.ndarray, c_lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """c + t a as an unnormalized double-float for |t a| <= |c| (fast_two_sum; the first pass's
-    cheaper ``_dd_step``)."""
-    p, pe = two_prod(ah, t)
-    s, se = fast_two_sum(c_hi, p)
-    return s, se + (fma(ah, tl, al * t) + (pe + c_lo))
-
-
 def gelu_first_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(h, l, m) with gelu(x) = (h + l) 2^m within ``FIRST_PASS_BOUND`` |h| (analysis in
     ``gelu_first_pass``), for -12.5 <= x <= 9 and |x| >= 2^-27; normalized."""
@@ -409,13 +417,7 @@ def gelu_first_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     q, qe = q * f32(0.5), qe * f32(0.5)  # y^2 exactly
     pos = x >= 0
     # y < 1/2: Phi = (1 +- y S(y^2))/2
-    n = len(ERF_HI)
-    acc = np.full_like(q, ERF_HI[n - 1])
-    for k in range(n - 2, FIRST_ERF_DD - 1, -1):
-        acc = fma(acc, q, np.full_like(q, ERF_HI[k]))
-    sh, sl = acc, np.zeros_like(acc)
-    for k in range(FIRST_ERF_DD - 1, -1, -1):
-        sh, sl = _light_step(sh, sl, q, qe, np.full_like(q, ERF_HI[k]), ERF_LO[k])
+    sh, sl = erf_series(q, qe, FIRST_ERF_DD, _light_step)
     eh, el = two_prod(y, sh)
     el = el + fma(y, sl, yl * sh)
     sign = np.where(pos, np.uint32(0), np.uint32(0x80000000))
@@ -426,16 +428,7 @@ def gelu_first_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     h, lw, k = exp_first_parts(-q, normalize=False)
     d = -qe  # e^-qe = 1 + d + d^2/2
     lw = lw + h * fma(d, d * f32(0.5), d)
-    idx = np.zeros_like(y, dtype=np.int32)
-    for b in BOUNDS:
-        idx = idx + (y >= b).astype(np.int32)
-    t = y - lookup(CENTERS, idx)
-    acc = lookup(ERFCX_HI[ERFCX_DEGREE], idx)
-    for k2 in range(ERFCX_DEGREE - 1, FIRST_ERFCX_DD - 1, -1):
-        acc = fma(acc, t, lookup(ERFCX_HI[k2], idx))
-    rh, rl = acc, np.zeros_like(acc)
-    for k2 in range(FIRST_ERFCX_DD - 1, -1, -1):
-        rh, rl = _light_step(rh, rl, t, yl, lookup(ERFCX_HI[k2], idx), lookup(ERFCX_LO[k2], idx))
+    rh, rl = erfcx_parts(y, yl, FIRST_ERFCX_DD, _light_step)
     f, fl = two_prod(h, rh)
     fl = fl + fma(h, rl, lw * rh)
     m = (k >> 6) - 1  # Phi = erfc(y)/2 for x < 0
