@@ -205,3 +205,17 @@ def test_compiled_lookup_is_np_take(monkeypatch):
     assert np.array_equal(native.lookup(small, np.array([3, 9], np.uint16)), [3, 9])
     monkeypatch.setattr(native, "_lookup_lib", lambda: None)
     assert np.array_equal(native.lookup(tab, idx), np.take(tab, idx))
+
+
+@pytest.mark.parametrize("rounding", ["odd", "float32"])
+def test_out_may_overlap_x_shifted_either_way(rounding):
+    """out = x, and out a view of x's buffer shifted up or down (several chunks long): the
+    results are those of a separate output array."""
+    kern = native.kernel("exp", rounding=rounding)
+    n = 3 * native.CHUNK + 5
+    base = np.random.default_rng(4).uniform(-90, 90, n + 7).astype(np.float32)
+    for lo_x, lo_out in ((0, 0), (0, 7), (7, 0), (0, 1), (1, 0)):
+        buf = base.copy()
+        x, out = buf[lo_x:lo_x + n], buf[lo_out:lo_out + n]
+        want = kern(x.copy()).view(np.uint32)
+        assert np.array_equal(kern(x, out).view(np.uint32), want), (lo_x, lo_out)

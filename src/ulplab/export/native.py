@@ -368,6 +368,9 @@ def kernel(func: str, variant: str | None = None, rounding: str = "odd") -> Nati
         elif (out.dtype != np.float32 or out.shape != xs.shape
               or not out.flags.c_contiguous or not out.flags.writeable):
             raise UsageError("out must be a writeable C-contiguous float32 array of x's shape")
+        elif out.ctypes.data != xs.ctypes.data and np.may_share_memory(out, xs):
+            xs = xs.copy()  # out overlaps x shifted: a chunk's results would overwrite the
+            # inputs of the next one (the driver's copy covers out = x exactly)
         drive(xs.ctypes.data, out.ctypes.data, xs.size, *args)
         return out
 
