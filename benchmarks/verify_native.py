@@ -3,9 +3,10 @@ float32 input.
 
     python benchmarks/verify_native.py FUNC [FUNC ...] [--rounding float32|odd] [--log2-chunk 24]
 
-``ulplab.export.native.kernel(FUNC, rounding="float32")`` runs two passes (the kernel in the
-``fast`` rounding mode, then the whole entry point on the results it flagged) and, for sin, cos
-and tan, a fast-path build on chunks of small inputs. This script compares its output, bit for
+``ulplab.export.native.kernel(FUNC, rounding="float32")`` runs two passes (the kernel's first
+pass, ``KERNELS[..]["first_pass"]``, or without one the kernel in the ``fast`` rounding mode;
+then the whole entry point on the results it flagged) and, for tan, a fast-path build on chunks
+of small inputs. This script compares its output, bit for
 bit, with the one-pass C build of the whole entry point (nearest rounding and exception table on
 every input: the build the golden hashes and the exhaustive oracle sweeps hold) on all 2^32 bit
 patterns, and prints the mismatches (none expected), how many results the first pass flagged,
