@@ -1,15 +1,17 @@
 """Speed of the compiled det kernels against glibc's scalar float functions and NumPy's ufuncs.
 
-    python benchmarks/bench_native.py [--n 16777216] [--runs 7] [--variant avx2]
+    python benchmarks/bench_native.py [--n 16777216] [--runs 7] [--variant avx2] [--funcs exp,log]
 
 Single thread, 2^24 float32 inputs per function (ranges as benchmarks/bench_kernels.py: [-80, 80]
 for exp, log-uniform [1e-30, 1e30] for log, [-100, 100] for sin/cos, [-8, 8] for the
-activations), median of ``--runs`` timed calls after one warm-up, every column measured in the
-same run on the same array, each call writing a fresh output array. Columns:
+activations), every column measured in the same run on the same array, each call writing a
+fresh output array: one warm-up call each, then ``--runs`` rounds that time every column once in
+a rotating order (``timing.interleaved_medians``), medians shown. Columns:
 * det: the compiled det kernel (``ulplab.export.native``, the chosen build variant), its
   round-to-odd entry point;
-* det32: its correctly rounded float32 entry point (``rounding="float32"``: nearest rounding and
-  the exception table), what a float32 user calls; the ratios are det32's ("-" without a table);
+* det32: its correctly rounded float32 entry point (``rounding="float32"``: the two-pass runner,
+  first pass then the entry point on the flagged inputs), what a float32 user calls; the ratios
+  are det32's;
 * glibc: a C loop calling glibc's float function per element (expf, logf, sinf, cosf, tanhf; the
   activations as their textbook float formula over expf/erff), built with the same compiler and
   flags as det (-O3 -ffp-contract=off and the variant's -march) and called the same way;

@@ -174,3 +174,17 @@ def test_first_pass_scaled_flags_out_of_range_scalings() -> None:
     lo = np.zeros(3, f32)
     got = core.first_pass_scaled(hi, lo, np.array([-126, 128, 127], np.int32), 2.0**-38)
     assert _flagged(got[:2]).all() and got[2] == f32(1.5 * 2.0**127)
+
+
+@pytest.mark.parametrize("argv", [["gelu_tanh"], ["exp", "--n", "0"], ["exp", "--seed", "-1"],
+                                  ["exp", "--n", "x"], ["exp", "--n", "1e3"], [""], []])
+def test_first_pass_cli_refuses_odd_requests(argv, capsys):
+    from ulplab.analysis.first_pass import main
+
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own refusals
+        code = exc.code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) >= 1 and "Traceback" not in "\n".join(err)
+    assert err[-1].startswith(("error:", "usage:")) or "error:" in err[-1]

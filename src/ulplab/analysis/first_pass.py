@@ -112,6 +112,8 @@ def measure(func: str, n: int, seed: int = 0) -> tuple[float, float, float]:
         raise UsageError(f"no first pass measured for {func!r}; valid: {', '.join(CASES)}")
     if n < 1:
         raise UsageError("--n must be at least 1")
+    if seed < 0:
+        raise UsageError("--seed must be 0 or more")
     with np.errstate(all="ignore"):
         x, h, low, m, exact, bound = CASES[func](np.random.default_rng(seed), n)
     flint.ctx.prec = 160

@@ -297,6 +297,17 @@ def round_result_scaled(hi: np.ndarray, lo: np.ndarray, m: np.ndarray) -> np.nda
     return bits.view(np.float32)
 
 
+def _first_pass_flag(hi: np.ndarray, lo: np.ndarray,
+                     bound: float) -> tuple[np.ndarray, np.ndarray]:
+    """(hi's bits, flag) of the first passes' rounding test (``first_pass_scaled`` gives the
+    argument): flag where the bound cannot decide RN(hi + lo) = hi, or hi is a power of two
+    (zero included)."""
+    hb = hi.view(np.uint32)
+    half_ulp = ((hb & np.uint32(0x7F800000)) - np.uint32(24 << 23)).view(np.float32)
+    factor = np.nextafter(f32(1.0 - bound * 2.0**25), f32(0.0))
+    return hb, (np.abs(lo) >= half_ulp * factor) | ((hb & np.uint32(0x007FFFFF)) == 0)
+
+
 def first_pass_scaled(hi: np.ndarray, lo: np.ndarray, m: np.ndarray, bound: float,
                       m_checked: bool = True, positive: bool = False) -> np.ndarray:
     """RN((hi + lo) 2^m) where the bound decides it, else ``FLAG_NAN`` (with hi's sign): the
@@ -312,11 +323,7 @@ def first_pass_scaled(hi: np.ndarray, lo: np.ndarray, m: np.ndarray, bound: floa
     guarantees the range passes False) — the scaling is one exact multiplication by 2^m, right
     while the result stays normal, which m >= -125 ensures for 1/2 <= |hi| < 2. ``positive``:
     the caller guarantees hi > 0 (the flag then needs no sign)."""
-    hb = hi.view(np.uint32)
-    e = hb & np.uint32(0x7F800000)
-    half_ulp = (e - np.uint32(24 << 23)).view(np.float32)
-    factor = np.nextafter(f32(1.0 - bound * 2.0**25), f32(0.0))
-    flag = (np.abs(lo) >= half_ulp * factor) | ((hb & np.uint32(0x007FFFFF)) == 0)
+    _, flag = _first_pass_flag(hi, lo, bound)
     if m_checked:
         flag = flag | (m < -125) | (m > 127)
     y = (hi * pow2(m)).view(np.uint32)
@@ -328,10 +335,7 @@ def first_pass_result(hi: np.ndarray, lo: np.ndarray, bound: float) -> np.ndarra
     """``first_pass_scaled`` without the scaling: RN(hi + lo) where the bound decides it, else
     ``FLAG_NAN`` with hi's sign, for a normalized pair with 2^-102 <= |hi| < 2^128 (a zero hi
     is flagged, as a power of two)."""
-    hb = hi.view(np.uint32)
-    half_ulp = ((hb & np.uint32(0x7F800000)) - np.uint32(24 << 23)).view(np.float32)
-    factor = np.nextafter(f32(1.0 - bound * 2.0**25), f32(0.0))
-    flag = (np.abs(lo) >= half_ulp * factor) | ((hb & np.uint32(0x007FFFFF)) == 0)
+    hb, flag = _first_pass_flag(hi, lo, bound)
     return np.where(flag, FLAG_NAN | _sign_bits(hi), hb).view(np.float32)
 
 

@@ -51,6 +51,7 @@ import numpy as np
 from mpmath import mp, mpf
 
 from ulplab.kernels.core import (
+    CANONICAL_NAN,
     FLAG_NAN,
     by_mode,
     canonical_nan_where,
@@ -198,7 +199,6 @@ LN2_64 = _h("0x1.62e430p-7")  # ln2/64 rounded to float32 (24 bits)
 LN2_64_REST = _h("-0x1.05c610p-35")  # ln2/64 - LN2_64 rounded to float32
 SHIFTER = _h("0x1.8p+23")  # v + 1.5 2^23 rounds v to an integer held in the low bits
 FIRST_PASS_BOUND = 2.0**-38
-CANONICAL_NAN_BITS = np.uint32(0x7FC00000)
 
 
 def exp_first_parts(x: np.ndarray, normalize: bool = True
@@ -260,7 +260,7 @@ def exp_first_pass(x: np.ndarray) -> np.ndarray:
         y = np.where(tiny_magnitude(x, TINY_BITS), ONE, y)
         special = np.where(x > EXP_OVERFLOW, np.uint32(0x7F800000),
                            np.where(x < EXP_UNDERFLOW, np.uint32(0), FLAG_NAN))
-        y = np.where(inside, y, np.where(x != x, CANONICAL_NAN_BITS, special))
+        y = np.where(inside, y, np.where(x != x, CANONICAL_NAN, special))
         return y.view(np.float32)
 
 
