@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from bad_invocations import CASES
+from ulplab import cache
 from ulplab.cli.main import FIT_MAX_DEGREE, main
 from ulplab.fit import MAX_DEGREE
-from ulplab.oracle import cache
 
 
 def _run(capsys, argv):

@@ -105,7 +105,7 @@ def test_bad_calls_are_usage_errors():
 
 
 def test_tables_are_cached_on_disk(tmp_path, monkeypatch):
-    from ulplab.oracle import cache as disk
+    from ulplab import cache as disk
 
     monkeypatch.setenv("ULPLAB_CACHE_DIR", str(tmp_path))
     det.table.cache_clear()

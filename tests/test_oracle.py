@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import assert_bits_equal
+from ulplab import cache
 from ulplab.analysis.saturation import saturation
 from ulplab.formats import (
     EXHAUSTIVE_FORMATS,
@@ -19,7 +20,6 @@ from ulplab.formats import (
     to_values,
 )
 from ulplab.functions import FUNCTIONS
-from ulplab.oracle import cache
 from ulplab.oracle.crosscheck import check_value, crosscheck_table
 from ulplab.oracle.table import cache_key, oracle_table
 from ulplab.oracle.ziv import correctly_rounded

@@ -15,7 +15,6 @@ import types
 from typing import Any
 
 from ulplab import formats as _formats_package
-from ulplab import oracle as _oracle_package
 
 __version__ = "0.1.0"
 
@@ -34,11 +33,14 @@ class _CallablePackage(types.ModuleType):
 
 
 _formats_package.__class__ = _CallablePackage
-_oracle_package.__class__ = _CallablePackage
 
 
 def __getattr__(name: str) -> Any:
     """The API is imported on first use, so that ``import ulplab`` (and the CLI) stays light."""
+    if name == "oracle":  # the package, callable; imported on first use (ulplab.det needs none)
+        import importlib
+
+        return importlib.import_module("ulplab.oracle")
     if name in _API:
         from ulplab import api
 

@@ -313,7 +313,7 @@ def input_bits(inputs: Any, fmt: Format) -> np.ndarray:
 def _sampled_reference(function: str, fmt: Format, bits: np.ndarray, rounding: str,
                        denormals: str) -> np.ndarray:
     """Oracle results of the default float32 sample, cached like a table."""
-    from ulplab.oracle import cache
+    from ulplab import cache
     from ulplab.oracle.table import oracle_source_hash
     from ulplab.sweep import reference
 

@@ -15,7 +15,7 @@ pair). The bits do not depend on the framework, the device, the thread count or 
   (same bits).
 * bfloat16, float16, fp8: an exact lookup. A table of the kernel's result for every one of the
   2^16 (2^8) inputs, rounded to the format (nearest-even, from the round-to-odd float32), built
-  from the kernel's own outputs on first use and cached on disk (``ulplab.oracle.cache``: atomic
+  from the kernel's own outputs on first use and cached on disk (``ulplab.cache``: atomic
   write, SHA-256 checked on every load; the key carries the kernel's golden hash, so a changed
   kernel gets new tables). It is applied by a gather: a compiled C loop
   (``ulplab.export.native.lookup``; ``np.take`` without a compiler) for NumPy arrays and for
@@ -82,8 +82,8 @@ def float32_kernel(func: str, rounding: str = "odd") -> Callable[[np.ndarray], n
 def table(func: str, fmt: str) -> np.ndarray:
     """Bits of the det result for every bit pattern of ``fmt`` (uint16 or uint8, indexed by the
     input's bits), from the disk cache or built from the kernel's outputs."""
+    from ulplab import cache as disk
     from ulplab.formats import get_format
-    from ulplab.oracle import cache as disk
 
     spec = get_format(fmt)
     key = f"det-table-{func}-{fmt}-{_golden()[func][:16]}"

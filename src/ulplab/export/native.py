@@ -4,7 +4,7 @@
 ``func``'s det kernel (``ulplab export FUNC --lang c``) built with the system C compiler,
 ``-O3 -ffp-contract=off -fno-fast-math`` (no contraction into FMA; the kernel's own FMAs are
 ``fmaf`` calls, single instructions where the target has FMA). One shared library per function and
-build variant, cached under ``$ULPLAB_CACHE_DIR/native`` (see ``ulplab.oracle.cache.cache_dir``),
+build variant, cached under ``$ULPLAB_CACHE_DIR/native`` (see ``ulplab.cache.cache_dir``),
 named by the SHA-256 of source, compiler and flags, so a changed kernel or compiler gets a fresh
 build; the build writes a temporary file in that directory and renames it into place, so
 concurrent processes never load half a library.
@@ -126,7 +126,7 @@ def build(func: str, variant: str | None = None, rounding: str = "odd") -> Path:
 
 def build_source(name: str, src: str, variant: str | None = None) -> Path:
     """The shared library built from C source ``src`` for ``variant`` (cached by source hash)."""
-    from ulplab.oracle.cache import cache_dir
+    from ulplab.cache import cache_dir
 
     variant = variant or best_variant()
     if variant not in VARIANTS:

@@ -29,6 +29,7 @@ import ulplab
 import ulplab.formats
 import ulplab.functions
 import ulplab.oracle
+from ulplab import cache
 from ulplab.formats import (
     ROUNDING_MODES,
     Format,
@@ -43,7 +44,6 @@ from ulplab.formats import (
     to_values,
 )
 from ulplab.functions import get_function
-from ulplab.oracle import cache
 from ulplab.oracle.workers import pool_context, started_without_main, watch_main, worker_count
 from ulplab.oracle.ziv import correctly_rounded_array
 from ulplab.report.progress import progress_bar

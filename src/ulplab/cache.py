@@ -1,4 +1,5 @@
-"""The oracle's on-disk cache: one file per key, written atomically, verified on every load.
+"""ulplab's on-disk cache (oracle tables, det lookup tables): one file per key, written
+atomically, verified on every load.
 
 A file holds a magic line, a JSON header line (key, dtype, length, SHA-256 of the payload) and
 the raw payload. A file whose header, length or checksum does not match is deleted and rebuilt,
