@@ -8,6 +8,9 @@ if os.environ.get("PYTEST_XDIST_WORKER"):  # one thread per xdist worker: no ove
     # set ULPLAB_WORKERS themselves)
     os.environ.setdefault("ULPLAB_WORKERS", "1")
 
+import importlib.util
+from functools import cache
+
 import numpy as np
 import pytest
 from hypothesis import settings
@@ -76,3 +79,36 @@ def bf16_study():
         return cache[name]
 
     return run
+
+
+# ---------------------------------------------------------------- optional packages
+OPTIONAL = {"torch": "torch", "torch-f32": "torch", "jax": "jax", "jax-f32": "jax",
+            "dask": "dask", "distributed": "distributed", "triton": "triton"}
+"""Names a test may need that the default install may lack: packages, and the backends that
+run on them (``needs("torch-f32")`` needs torch)."""
+
+
+@cache
+def installed(package: str) -> bool:
+    """Whether ``package`` can be imported here (found, not imported)."""
+    return importlib.util.find_spec(package) is not None
+
+
+def missing(*names: str) -> list[str]:
+    """The packages of ``names`` (packages or backend names) that are not installed."""
+    packages = dict.fromkeys(OPTIONAL.get(n, n) for n in names)
+    return [p for p in packages if not installed(p)]
+
+
+def needs(*names: str) -> pytest.MarkDecorator:
+    """A skip mark for a test (``@needs("torch", "jax")``), a module (``pytestmark =
+    needs("torch")``) or one parameter (``pytest.param(b, marks=needs(b))``) that needs these
+    packages: skipped, with the missing ones named, where they are not installed."""
+    absent = missing(*names)
+    return pytest.mark.skipif(bool(absent), reason=f"needs {' and '.join(absent)} (not "
+                              "installed)")
+
+
+def with_needs(names: tuple[str, ...] | list[str]) -> list[object]:
+    """``names`` (backends or packages) as parameters, each marked with what it ``needs``."""
+    return [pytest.param(n, marks=needs(n)) if n in OPTIONAL else n for n in names]

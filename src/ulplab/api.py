@@ -14,6 +14,7 @@ calculator and the format table.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,14 +24,16 @@ import numpy as np
 from ulplab.errors import UsageError
 from ulplab.formats import (
     FORMATS,
+    POLICIES,
+    ROUNDING_MODES,
+    DenormalPolicy,
     Format,
-    check_mode,
     get_format,
     get_policy,
     is_nan,
     to_values,
 )
-from ulplab.functions import Region, get_function
+from ulplab.functions import FUNCTIONS, Region, get_function
 
 FLOAT32_SAMPLES = 65_536
 """float32 has 2^32 inputs: with ``inputs=None`` it is measured on this many bit patterns drawn
@@ -40,6 +43,88 @@ FLOAT32_SEED = 2026
 oracle results are cached like an exhaustive table."""
 
 FRAMEWORKS = ("numpy", "torch", "jax")
+
+
+# ---------------------------------------------------------------- argument checks
+class ArgumentTypeError(UsageError, TypeError):
+    """An argument of the wrong type. A TypeError for Python callers, and a UsageError (so a
+    ValueError too) for the command line, which prints it as one line."""
+
+
+def _shown(value: Any) -> str:
+    """``value`` as an error message shows it: its repr, or its type when that is long."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"a {type(value).__name__}"
+
+
+def check_count(name: str, value: Any, minimum: int = 0) -> int:
+    """``value`` as an int: an integer (Python or NumPy, not a bool) of at least ``minimum``;
+    a TypeError or ValueError naming ``name`` otherwise."""
+    what = f"{name} must be an integer >= {minimum}"
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ArgumentTypeError(f"{what}, got {_shown(value)}")
+    if value < minimum:
+        raise UsageError(f"{what}, got {_shown(value)}")
+    return int(value)
+
+
+def check_ulp_bound(name: str, value: Any) -> float:
+    """A bound on ULP errors: an integer or float (Python or NumPy, not a bool) >= 0, not NaN;
+    ``inf`` means no bound. Errors are whole ULPs, so a fractional bound acts as its floor."""
+    what = f"{name} must be a non-negative integer or float (inf: no bound)"
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ArgumentTypeError(f"{what}, got {_shown(value)}")
+    if isinstance(value, int | np.integer):
+        if value < 0:
+            raise UsageError(f"{what}, got {_shown(value)}")
+        return float(value) if value <= 2**53 else math.inf  # beyond any ULP distance
+    if math.isnan(value) or value < 0:
+        raise UsageError(f"{what}, got {_shown(float(value))}")
+    return float(value)
+
+
+def check_name(name: str, value: Any, choices: Sequence[str], kind: type | None = None,
+               noun: str | None = None) -> Any:
+    """``value`` when it is a string among ``choices`` (or an instance of ``kind``, the object
+    such a name stands for); else a TypeError (not a string) or ValueError (unknown name) that
+    names the argument ``name`` and the valid choices. ``noun``: what a choice is (default
+    ``name``), as in "unknown rounding mode 'x'"."""
+    if kind is not None and isinstance(value, kind):
+        return value
+    noun = noun or name
+    valid = ", ".join(choices)
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"{name} must be a string naming a {noun} ({valid}); got "
+                                f"{_shown(value)}")
+    if value not in choices:
+        where = "" if noun == name else f" (argument {name})"
+        raise UsageError(f"unknown {noun} {value!r}{where}; valid: {valid}")
+    return value
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """``value`` when it is True or False (also a NumPy bool)."""
+    if not isinstance(value, bool | np.bool_):
+        raise ArgumentTypeError(f"{name} must be True or False, got {_shown(value)}")
+    return bool(value)
+
+
+def _validate(function: Any, fmt: Any, rounding: Any, denormals: Any) -> Format:
+    """The format named by ``fmt``, once the four names that define a truth are checked."""
+    check_name("function", function, list(FUNCTIONS))
+    check_name("rounding", rounding, ROUNDING_MODES, noun="rounding mode")
+    check_name("denormals", denormals, list(POLICIES), DenormalPolicy, "denormal policy")
+    return _format(fmt)
+
+
+def _format(fmt: Any) -> Format:
+    return get_format(check_name("format", fmt, list(FORMATS), Format))
+
+
+def _check_takes(takes: Any) -> str | None:
+    if takes is None:
+        return None
+    return check_name("takes", takes, ("float32", "format"), noun="input dtype")
 
 
 # ---------------------------------------------------------------- the report
@@ -148,8 +233,11 @@ class Report:
                 **self.stats}
 
     def to_json(self, indent: int | None = 2) -> str:
+        """The JSON text of ``to_dict()``; ``indent``: None (one line) or an integer >= 0."""
         from ulplab.report import _clean
 
+        if indent is not None:
+            indent = check_count("indent", indent)
         return json.dumps(_clean(self.to_dict()), indent=indent, allow_nan=False)
 
     def to_dataframe(self) -> Any:
@@ -240,11 +328,12 @@ def callable_method(impl: Callable[[Any], Any], function: str, fmt: Format | str
     """
     from ulplab.methods import Method
 
-    fmt = get_format(fmt)
+    if not callable(impl):
+        raise ArgumentTypeError(f"impl must be a callable, got {_shown(impl)}")
+    check_name("function", function, list(FUNCTIONS))
+    fmt = _format(fmt)
     kinds = ("float32",) if fmt.dtype == np.float32 else ("float32", "format")
-    if takes is not None:
-        if takes not in ("float32", "format"):
-            raise UsageError(f"takes must be 'float32' or 'format', not {takes!r}")
+    if _check_takes(takes) is not None:
         kinds = (takes,)
     name = getattr(impl, "__name__", None) or type(impl).__name__
     tried: list[str] = []
@@ -284,20 +373,29 @@ def _method(impl: Any, function: str, fmt: Format, takes: str | None) -> Any:
         return get_method(function, impl)
     if callable(impl):
         return callable_method(impl, function, fmt, takes)
-    raise UsageError(f"impl must be a callable or a method name, not {type(impl).__name__}")
+    raise ArgumentTypeError("impl must be a callable, a method name or a Method, not "
+                            f"{_shown(impl)}")
 
 
 # ---------------------------------------------------------------- inputs and the oracle
-def input_bits(inputs: Any, fmt: Format) -> np.ndarray:
+def input_bits(inputs: Any, fmt: Format | str, name: str = "inputs") -> np.ndarray:
     """Bit patterns of ``inputs``: an array of the format's dtype, of its unsigned integer
-    patterns, or of numbers that are values of the format (anything else is refused)."""
-    arr = _to_numpy(inputs).ravel()
+    patterns, or of numbers that are values of the format (NaN and infinities included where the
+    format has them). Anything else (bools, strings, None, values the format cannot hold) is
+    refused with an error naming the argument ``name``."""
+    fmt = _format(fmt)
+    if inputs is None:
+        raise ArgumentTypeError(f"{name} must be numbers or {fmt.name} values, got None")
+    try:
+        arr = _to_numpy(inputs).ravel()
+    except ValueError as exc:  # ragged nested lists
+        raise UsageError(f"{name} must be numbers or {fmt.name} values ({exc})") from None
     if arr.dtype == fmt.dtype:
         return arr.view(fmt.uint).copy()
     if arr.dtype == fmt.uint:
         return arr.copy()
     if arr.dtype.kind not in "fiu":
-        raise UsageError(f"inputs must be numbers or {fmt.name} values, not {arr.dtype}")
+        raise ArgumentTypeError(f"{name} must be numbers or {fmt.name} values, not {arr.dtype}")
     values = arr.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         converted = values.astype(fmt.dtype)
@@ -305,9 +403,16 @@ def input_bits(inputs: Any, fmt: Format) -> np.ndarray:
     same = (back == values) | (np.isnan(back) & np.isnan(values))
     if not same.all():
         bad = values[~same][0]
-        raise UsageError(f"input {float(bad)!r} is not a {fmt.name} value (round it to the format "
-                         f"first, or pass an array of dtype {fmt.dtype.name})")
+        raise UsageError(f"{name}: {float(bad)!r} is not a {fmt.name} value (round it to the "
+                         f"format first, or pass an array of dtype {fmt.dtype.name})")
     return converted.view(fmt.uint)
+
+
+def _given_bits(inputs: Any, fmt: Format) -> np.ndarray:
+    bits = input_bits(inputs, fmt)
+    if bits.size == 0:
+        raise UsageError("inputs is empty: give at least one value, or None for the default set")
+    return bits
 
 
 def _sampled_reference(function: str, fmt: Format, bits: np.ndarray, rounding: str,
@@ -326,23 +431,27 @@ def _sampled_reference(function: str, fmt: Format, bits: np.ndarray, rounding: s
     return table
 
 
-def _validate(function: str, fmt: str | Format, rounding: str, denormals: str) -> Format:
-    get_function(function)
-    check_mode(rounding)
-    get_policy(denormals)
-    return get_format(fmt)
-
-
-def measure(methods: Sequence[Any], function: str, fmt: Format, *, rounding: str,
+def measure(methods: Sequence[Any], function: str, fmt: Format | str, *, rounding: str,
             denormals: str, inputs: Any, output_rounding: str = "nearest-even",
             worst: int = 10, progress: bool = False) -> list[Report]:
-    """Reports of several ``Method``s against one oracle reference (computed once)."""
+    """Reports of several ``Method``s against one oracle reference (computed once); the
+    arguments are ``analyze``'s, checked the same way."""
     from ulplab.inputs import float32_random
+    from ulplab.methods import Method
     from ulplab.stats import summarize
     from ulplab.sweep import compare, reference
 
-    if worst < 0:
-        raise UsageError("worst must be >= 0")
+    fmt = _validate(function, fmt, rounding, denormals)
+    check_name("output_rounding", output_rounding, ROUNDING_MODES, noun="rounding mode")
+    worst = check_count("worst", worst)
+    progress = check_flag("progress", progress)
+    if isinstance(methods, Method | str) or not isinstance(methods, Sequence):
+        raise ArgumentTypeError(f"methods must be a sequence of Method, got {_shown(methods)}")
+    for m in methods:
+        if not isinstance(m, Method):
+            raise ArgumentTypeError(f"methods must hold Method objects, got {_shown(m)}")
+    if inputs is not None:
+        bits = _given_bits(inputs, fmt)
     if inputs is None and fmt.exhaustive:
         bits, expected, described = None, None, "exhaustive"
     elif inputs is None:
@@ -350,9 +459,6 @@ def measure(methods: Sequence[Any], function: str, fmt: Format, *, rounding: str
         expected = _sampled_reference(function, fmt, bits, rounding, denormals)
         described = f"{FLOAT32_SAMPLES} sampled"
     else:
-        bits = input_bits(inputs, fmt)
-        if bits.size == 0:
-            raise UsageError("inputs is empty")
         expected = None
         described = f"{bits.size} given"
     if expected is None:
@@ -376,14 +482,25 @@ def analyze(impl: Any, function: str, format: str | Format, *,
             progress: bool = False) -> Report:
     """Measure ``impl`` against the correctly rounded ``function`` over ``format``.
 
-    ``impl``: a method name ("det", "B3 Pure"), or any callable on NumPy, PyTorch or JAX arrays
-    of float32 (results rounded to the format by ``output_rounding``) or of the format's dtype
-    (see ``callable_method``). ``inputs``: None for every input of a 16/8-bit format and
-    ``FLOAT32_SAMPLES`` fixed random patterns of float32; or an array (see ``input_bits``).
-    ``rounding`` and ``denormals`` define the truth, as in ``ulplab analyze``.
+    ``impl``: a method name ("det", "B3 Pure"), a ``Method``, or any callable on NumPy, PyTorch
+    or JAX arrays of float32 (results rounded to the format by ``output_rounding``) or of the
+    format's dtype (see ``callable_method``). ``function``, ``format``: names (or a ``Format``).
+    ``inputs``: None for every input of a 16/8-bit format and ``FLOAT32_SAMPLES`` fixed random
+    patterns of float32; or a non-empty array (see ``input_bits``). ``rounding`` (one of
+    ``ROUNDING_MODES``) and ``denormals`` (a policy name) define the truth, as in
+    ``ulplab analyze``. ``takes``: None, "float32" or "format". ``worst``: how many worst inputs
+    the Report keeps, an integer >= 0. ``progress``: True or False.
+
+    Every argument is checked before anything is measured: a wrong type raises a TypeError, a
+    wrong value a ValueError (both ``UsageError``s), each naming the argument and what it may be.
     """
     fmt = _validate(function, format, rounding, denormals)
-    check_mode(output_rounding)
+    check_name("output_rounding", output_rounding, ROUNDING_MODES, noun="rounding mode")
+    _check_takes(takes)
+    worst = check_count("worst", worst)
+    progress = check_flag("progress", progress)
+    if inputs is not None:  # refused before impl is first called
+        inputs = _given_bits(inputs, fmt)
     method = _method(impl, function, fmt, takes)
     return measure([method], function, fmt, rounding=rounding, denormals=denormals,
                    inputs=inputs, output_rounding=output_rounding, worst=worst,
@@ -410,8 +527,8 @@ def correctly_rounded(function: str, x: Any, format: str | Format,
     from ulplab.sweep import reference
 
     fmt = _validate(function, format, rounding, denormals)
+    bits = input_bits(x, fmt, "x")
     scalar = np.ndim(_to_numpy(x)) == 0
-    bits = input_bits(x, fmt)
     out = reference(function, fmt, rounding, denormals, bits, progress=False).view(fmt.dtype)
     return out[0] if scalar else out.reshape(np.shape(_to_numpy(x)))
 
@@ -421,9 +538,9 @@ def ulp_distance(a: Any, b: Any, format: str | Format) -> Any:
     is NaN or infinite. Numbers or arrays; returns an int or an int64 array."""
     from ulplab.ulp import ulp_distance as distance
 
-    fmt = get_format(format)
+    fmt = _format(format)
+    ba, bb = input_bits(a, fmt, "a"), input_bits(b, fmt, "b")
     scalar = np.ndim(_to_numpy(a)) == 0 and np.ndim(_to_numpy(b)) == 0
-    ba, bb = input_bits(a, fmt), input_bits(b, fmt)
     if ba.shape != bb.shape and ba.size != 1 and bb.size != 1:
         raise UsageError(f"a and b have different sizes ({ba.size} and {bb.size})")
     ba, bb = np.broadcast_arrays(ba, bb)

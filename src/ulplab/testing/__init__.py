@@ -20,8 +20,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ulplab.api import Report, analyze
-from ulplab.formats import EXHAUSTIVE_FORMATS, get_format
+from ulplab.api import (
+    ArgumentTypeError,
+    Report,
+    analyze,
+    check_count,
+    check_name,
+    check_ulp_bound,
+)
+from ulplab.errors import UsageError
+from ulplab.formats import EXHAUSTIVE_FORMATS, FORMATS, get_format
 from ulplab.stats import hex_bits
 
 
@@ -43,6 +51,7 @@ def _hex_float(v: float) -> str:
 def failure_message(report: Report, problems: list[str], show: int) -> str:
     """The worst inputs (decimal, hex bits, hex float, oracle vs got), the totals and the
     NaN/inf disagreements of a Report, under the list of broken bounds."""
+    show = check_count("show", show)
     fmt = get_format(report.format)
     total = int(report.x_bits.size)
     lines = [f"{report.method}: {report.function} on {report.inputs} {report.format} inputs "
@@ -69,21 +78,32 @@ def failure_message(report: Report, problems: list[str], show: int) -> str:
     return "\n".join(lines)
 
 
-def assert_max_ulp(impl: Any, function: str, format: str, max_ulp: int, *,
+def assert_max_ulp(impl: Any, function: str, format: str, max_ulp: float, *,
                    max_mean_ulp: float | None = None, rounding: str = "nearest-even",
                    denormals: str = "ieee", inputs: Any = None, takes: str | None = None,
                    show: int = 8) -> Report:
     """Fail unless ``impl`` is within ``max_ulp`` (and, if given, a mean of ``max_mean_ulp``) of
     the correctly rounded ``function`` on every input of ``format`` and agrees with it on every
     NaN and infinity. ``impl`` and the options are those of ``ulplab.analyze``; returns its
-    Report. The message lists the ``show`` worst inputs."""
+    Report. The message lists the ``show`` worst inputs.
+
+    ``max_ulp``: an integer or float >= 0 (Python or NumPy; not a bool, not NaN). ULP errors
+    are whole numbers, so 1.5 allows what 1 allows; ``float("inf")`` bounds nothing, leaving the
+    mean bound and the NaN/inf agreement. ``max_mean_ulp``: None (no bound on the mean) or a
+    float >= 0 under the same rules. ``show``: an integer >= 0. Every argument is checked before
+    anything runs: a wrong type raises a TypeError, a wrong value (NaN, negative, an unknown
+    name) a ValueError, each naming the argument and what it may be.
+    """
     __tracebackhide__ = True
+    bound = check_ulp_bound("max_ulp", max_ulp)
+    mean_bound = None if max_mean_ulp is None else check_ulp_bound("max_mean_ulp", max_mean_ulp)
+    show = check_count("show", show)
     report = analyze(impl, function, format, rounding=rounding, denormals=denormals,
                      inputs=inputs, takes=takes, worst=show)
     problems = []
-    if report.max_ulp > max_ulp:
+    if report.max_ulp > bound:
         problems.append(f"max {report.max_ulp} ULP > max_ulp={max_ulp}")
-    if max_mean_ulp is not None and report.mean_ulp > max_mean_ulp:
+    if mean_bound is not None and report.mean_ulp > mean_bound:
         problems.append(f"mean {report.mean_ulp:.4g} ULP > max_mean_ulp={max_mean_ulp}")
     if report.nan_mismatches or report.inf_mismatches:
         problems.append(f"{report.nan_mismatches} NaN and {report.inf_mismatches} inf "
@@ -94,12 +114,17 @@ def assert_max_ulp(impl: Any, function: str, format: str, max_ulp: int, *,
 
 
 def over_formats(*names: str, argname: str = "fmt") -> Any:
-    """``pytest.mark.parametrize`` over format names (default: every 16- and 8-bit format)."""
+    """``pytest.mark.parametrize`` over format names (default: every 16- and 8-bit format);
+    ``argname``: the test's parameter, an identifier."""
     import pytest
 
+    if not isinstance(argname, str):
+        raise ArgumentTypeError(f"argname must be a string, got {argname!r}")
+    if not argname.isidentifier():
+        raise UsageError(f"argname must be a Python identifier, got {argname!r}")
     chosen = list(names) or list(EXHAUSTIVE_FORMATS)
     for n in chosen:
-        get_format(n)
+        check_name("format", n, list(FORMATS))
     return pytest.mark.parametrize(argname, chosen, ids=chosen)
 
 

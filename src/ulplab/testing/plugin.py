@@ -32,7 +32,7 @@ class UlpOracle:
         return correctly_rounded(function, x, format, self.rounding, self.denormals)
 
     def assert_max_ulp(self, impl: Any, function: str, format: str,
-                       max_ulp: int, **options: Any) -> Any:
+                       max_ulp: float, **options: Any) -> Any:
         """``ulplab.testing.assert_max_ulp`` with this oracle's rounding and denormals."""
         __tracebackhide__ = True
         from ulplab.testing import assert_max_ulp
