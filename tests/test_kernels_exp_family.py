@@ -198,7 +198,9 @@ def test_tanh_constants_regenerate():
 
 
 def test_erf_fits_regenerate():
-    for name, value in kerf.fit_tables().items():
+    from ulplab.analysis.kernel_tables import erf_tables
+
+    for name, value in erf_tables().items():
         cur = np.asarray(getattr(kerf, name), np.float32).reshape(value.shape)
         assert np.array_equal(cur, value), name
 

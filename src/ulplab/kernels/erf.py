@@ -1,19 +1,21 @@
 """erf and gelu (erf form): deterministic float32 kernels built on ``exp.exp_parts``.
 
 Specification (every operation is IEEE float32 with round-to-nearest-even, FMA only where written
-``fma``; dd = double-float pair hi + lo of float32; ``exp_neg_parts`` and ``_one_minus`` are those
-of ``logistic``; every kernel ends in one round_result_scaled, in the mode of ``core.rounding``):
+``fma``; dd = double-float pair hi + lo of float32; ``exp_neg_parts`` is ``logistic``'s,
+``one_minus_scaled`` (1 - (q + ql) 2^m) and the Horner steps ``dd_horner_step`` and
+``dd_horner_step_lazy`` are ``doublefloat``'s; every kernel ends in one round_result_scaled, in
+the mode of ``core.rounding``):
 
 erf_series(q, qe)  S(q) = erf(a)/a for q = a^2 = q + qe, a <= 1/2: S = sum_k ERF[k] q^k, k = 0..7,
     by Horner from the top: acc = ERF_HI[7] in float32, then k = 6 .. 0 as dd steps (see
-    ``_dd_step``: acc = ERF[k] + (q + qe) acc, coefficient hi + lo). The term left to float32
+    ``dd_horner_step``: acc = ERF[k] + (q + qe) acc, coefficient hi + lo). The term left to float32
     is below 2^-26 of S, so its rounding stays under 2^-50.
 erfcx_parts(y, yl)  R(y) = e^(y^2) erfc(y) for 1/2 <= y <= 10.5 as a dd: piece i of
     [0.5, 1, 1.5, 2, 3, 4, 5.5, 7.5, 10.5] (i = number of bounds 1 .. 7.5 that y reaches),
     t = (y - CENTER[i]) + yl (y - CENTER[i] exact: Sterbenz), R = sum_k ERFCX[i][k] t^k, k = 0..12:
     k = 12 .. 10 in float32 with fma, k = 9 .. 0 as dd steps (terms below 2^-24 are left to
     float32).
-_dd_step  (p, pe) = two_prod(ah, t); pe += ah tl + al t; (s, se) = two_sum(c_hi, p);
+dd_horner_step  (p, pe) = two_prod(ah, t); pe += ah tl + al t; (s, se) = two_sum(c_hi, p);
     se += pe + c_lo; (ah, al) = fast_two_sum(s, se).
 exp_neg_dd(z, zl)  e^-(z + zl) = (h + l) 2^m: (h, l, m) = exp_neg_parts(z); d = -zl;
     (p, pe) = two_prod(h, d); (s, se) = two_sum(h, p); se += l + (pe + (l d + p (d/2)));
@@ -29,7 +31,8 @@ erf(x)   (odd: computed for a = |x|, hi and lo negated when x has its sign bit s
        (no subnormal operand: erf(2^-149) = 2/sqrt(pi) 2^-149 rounds correctly).
     3. a >= 1/2: y = min(a, 4.5) (erfc(4.5) < 2^-32: erf of larger a has the same round-to-odd,
        just below 1, and the same nearest rounding, 1); (hi, lo) = 1 - erfc(y) by
-       _one_minus(erfc_parts(y, 0, two_prod(y, y))), the tiny distance to 1 kept as lo; m = 0.
+       one_minus_scaled(erfc_parts(y, 0, two_prod(y, y))), the tiny distance to 1 kept as lo;
+       m = 0.
 
 gelu(x) = x Phi(x), Phi(x) = erfc(-x/sqrt2)/2
     1. NaN -> NaN; +inf -> +inf; -inf -> -0; x < -14.5 (``GELU_FLUSH``; |gelu(x)| < 2^-152
@@ -45,13 +48,14 @@ gelu(x) = x Phi(x), Phi(x) = erfc(-x/sqrt2)/2
        near y = 9 would lose 2^-42).
     3. y < 1/2: erf(y) = (y + yl) erf_series(q, qe) as dd_mul; Phi = (1 ± erf)/2 (two_sum(1,
        ±e), lo += ±el, fast_two_sum, times 1/2), + for x >= 0; scale 0.
-       y >= 1/2: (f, fl, m) = erfc_parts(y, yl, q, qe); x >= 0: Phi = _one_minus(f, fl, m - 1),
-       scale 0;
+       y >= 1/2: (f, fl, m) = erfc_parts(y, yl, q, qe); x >= 0: Phi = one_minus_scaled(f, fl,
+       m - 1), scale 0;
        x < 0: Phi = f + fl, scale m - 1 (erfc for the negative tail: nothing cancels).
     4. gelu = x Phi (x itself for x > 9): (r, re) = two_prod(x, P); re += x Pl; fast_two_sum;
        round_result_scaled(r, re, scale).
 
-Constants and their provenance (``fit_tables`` regenerates every literal; test-checked):
+Constants and their provenance (``python -m ulplab.analysis.kernel_tables erf`` regenerates every
+literal with the fitter and compares it with the stored one; test-checked):
 ERF_HI/ERF_LO: the real minimax of erf on [0, 1/2], relative error, monomials 1, 3, ..., 15, from
     the project's fitter: ``fit("erf", "0", "0.5", [1, 3, 5, 7, 9, 11, 13, 15],
     coefficients="exact", error="relative")`` = ``ulplab fit erf --interval 0 0.5 --monomials
@@ -62,7 +66,8 @@ ERFCX_HI/ERFCX_LO: piece i, centre c = (A + B)/2: the real minimax (relative err
     ``ulplab.fit.remez.remez(f, A - c, B - c, range(13), relative=True)`` (128-bit mpmath; sup
     errors 2^-53.1, -55.8, -58.2, -48.6, -52.5, -49.1, -48.5, -46.3 on the eight pieces), each
     coefficient split as hi = RN32(c), lo = RN32(c - hi). (``fit`` itself only fits the
-    catalogue's functions; erfcx is not one.)
+    catalogue's functions; erfcx is not one.) The recipes are ``ERF_FIT`` and ``erf_tables`` in
+    ``ulplab.analysis.kernel_tables``: the kernel never imports the fitter.
 RS_HI + RS_LO = 1/sqrt2 as float32 pair. Tables: 8 x 13 x 2 + 8 x 2 float32 (896 bytes).
 
 Measured relative error of hi + lo (before the final rounding, away from the clamps and the tiny
@@ -91,7 +96,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from mpmath import mp, mpf
 
 from ulplab.kernels.core import (
     FLAG_NAN,
@@ -101,14 +105,9 @@ from ulplab.kernels.core import (
     pow2,
     round_result_scaled,
 )
+from ulplab.kernels.doublefloat import dd_horner_step, dd_horner_step_lazy, one_minus_scaled
 from ulplab.kernels.exp import exp_first_parts
-from ulplab.kernels.logistic import (
-    TINY_SUB,
-    _one_minus,
-    exact_parts,
-    exp_neg_parts,
-    finish_half_x,
-)
+from ulplab.kernels.logistic import TINY_SUB, exact_parts, exp_neg_parts, finish_half_x
 from ulplab.kit import dd_mul, fast_two_sum, fma, lookup, two_prod, two_sum
 
 f32 = np.float32
@@ -216,8 +215,6 @@ ERFCX_LO = _table((
         "-0x1.793d1p-68",
     ),
 ))
-ERF_FIT = {"func": "erf", "a": "0", "b": "0.5", "monomials": [1, 3, 5, 7, 9, 11, 13, 15],
-           "coefficients": "exact", "error": "relative"}
 ERFCX_PIECES = ((0.5, 1.0), (1.0, 1.5), (1.5, 2.0), (2.0, 3.0), (3.0, 4.0), (4.0, 5.5),
                 (5.5, 7.5), (7.5, 10.5))
 ERFCX_DEGREE = 12
@@ -231,64 +228,11 @@ ERF_DD_STEPS = 7  # coefficients 0..6 of erf_series in double-float
 ERFCX_DD_STEPS = 10  # coefficients 0..9 of erfcx_parts in double-float
 
 
-def _split(c: mpf) -> tuple[float, float]:
-    hi = float(f32(float(c)))
-    return hi, float(f32(float(mpf(c) - mpf(hi))))
-
-
-def fit_tables() -> dict[str, np.ndarray]:
-    """Regenerate ERF_HI/LO, ERFCX_HI/LO (as stored, [k][piece]) and RS_HI/LO (about 15 s)."""
-    from ulplab.fit import fit
-    from ulplab.fit.remez import remez
-
-    r = fit(ERF_FIT["func"], ERF_FIT["a"], ERF_FIT["b"], ERF_FIT["monomials"],
-            coefficients=ERF_FIT["coefficients"], error=ERF_FIT["error"],
-            evaluate_errors=False)
-    erf = [_split(mpf(c)) for c in r.coefficients]
-    his, los = [], []
-    for a, b in ERFCX_PIECES:
-        with mp.workprec(128):
-            c = (mpf(a) + mpf(b)) / 2
-
-            def f(t: mpf, c: mpf = c) -> mpf:
-                return mp.erfc(c + t) * mp.exp((c + t) ** 2)
-
-            fitted = remez(f, mpf(a) - c, mpf(b) - c, list(range(ERFCX_DEGREE + 1)),
-                           relative=True)
-            pairs = [_split(co) for co in fitted.coefficients]
-        his.append([p[0] for p in pairs])
-        los.append([p[1] for p in pairs])
-    with mp.workprec(200):
-        rs = _split(1 / mp.sqrt(2))
-    return {"ERF_HI": np.array([p[0] for p in erf]).astype(f32),
-            "ERF_LO": np.array([p[1] for p in erf]).astype(f32),
-            "ERFCX_HI": np.array(his).astype(f32).T, "ERFCX_LO": np.array(los).astype(f32).T,
-            "RS_HI": np.array([rs[0]]).astype(f32), "RS_LO": np.array([rs[1]]).astype(f32)}
-
-
-def _dd_step(ah: np.ndarray, al: np.ndarray, t: np.ndarray, tl: np.ndarray, c_hi: np.ndarray,
-             c_lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(c_hi + c_lo) + (t + tl)(ah + al) as a normalized dd."""
-    p, pe = two_prod(ah, t)
-    pe = pe + (ah * tl + al * t)
-    s, se = two_sum(c_hi, p)
-    return fast_two_sum(s, se + (pe + c_lo))
-
-
-def _light_step(ah: np.ndarray, al: np.ndarray, t: np.ndarray, tl: np.ndarray,
-                c_hi: np.ndarray, c_lo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """c + t a as an unnormalized double-float for |t a| <= |c| (fast_two_sum; the first pass's
-    cheaper ``_dd_step``)."""
-    p, pe = two_prod(ah, t)
-    s, se = fast_two_sum(c_hi, p)
-    return s, se + (fma(ah, tl, al * t) + (pe + c_lo))
-
-
 def erf_series(q: np.ndarray, qe: np.ndarray, dd_steps: int = ERF_DD_STEPS,
-               step: Callable[..., tuple[np.ndarray, np.ndarray]] = _dd_step
+               step: Callable[..., tuple[np.ndarray, np.ndarray]] = dd_horner_step
                ) -> tuple[np.ndarray, np.ndarray]:
     """erf(a)/a for a^2 = q + qe <= 1/4, as a dd (see the module docstring); the first pass
-    asks for fewer double-float steps, made by ``_light_step``."""
+    asks for fewer double-float steps, made by ``dd_horner_step_lazy``."""
     n = len(ERF_HI)
     acc = np.full_like(q, ERF_HI[n - 1])
     for k in range(n - 2, dd_steps - 1, -1):
@@ -300,10 +244,10 @@ def erf_series(q: np.ndarray, qe: np.ndarray, dd_steps: int = ERF_DD_STEPS,
 
 
 def erfcx_parts(y: np.ndarray, yl: np.ndarray, dd_steps: int = ERFCX_DD_STEPS,
-                step: Callable[..., tuple[np.ndarray, np.ndarray]] = _dd_step
+                step: Callable[..., tuple[np.ndarray, np.ndarray]] = dd_horner_step
                 ) -> tuple[np.ndarray, np.ndarray]:
     """e^(y^2) erfc(y) for 1/2 <= y + yl <= 10.5, as a dd (piecewise, see the docstring); the
-    first pass asks for fewer double-float steps, made by ``_light_step``."""
+    first pass asks for fewer double-float steps, made by ``dd_horner_step_lazy``."""
     idx = np.zeros_like(y, dtype=np.int32)
     for b in BOUNDS:
         idx = idx + (y >= b).astype(np.int32)
@@ -353,7 +297,7 @@ def erf(x: np.ndarray) -> np.ndarray:
         ph, pl = fast_two_sum(ph, pl + n * sl)
         # 3. a >= 1/2
         y = np.minimum(a, f32(4.5))
-        r, rl = _one_minus(*erfc_parts(y, np.zeros_like(y), *two_prod(y, y)))
+        r, rl = one_minus_scaled(*erfc_parts(y, np.zeros_like(y), *two_prod(y, y)))
         big = a >= f32(0.5)
         hi, lo = np.where(big, r, ph), np.where(big, rl, pl)
         m = np.where(big, 0, e)
@@ -384,7 +328,7 @@ def gelu(x: np.ndarray) -> np.ndarray:
         ph, pl = ph * f32(0.5), pl * f32(0.5)
         # 3b. y >= 1/2: erfc
         f, fl, m = erfc_parts(np.maximum(y, f32(0.5)), yl, q, qe)
-        r, rl = _one_minus(f, fl, np.where(pos, m - 1, 0))
+        r, rl = one_minus_scaled(f, fl, np.where(pos, m - 1, 0))
         qh, ql = np.where(pos, r, f), np.where(pos, rl, fl)
         qm = np.where(pos, 0, m - 1)
         small = y < f32(0.5)
@@ -417,7 +361,7 @@ def gelu_first_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     q, qe = q * f32(0.5), qe * f32(0.5)  # y^2 exactly
     pos = x >= 0
     # y < 1/2: Phi = (1 +- y S(y^2))/2
-    sh, sl = erf_series(q, qe, FIRST_ERF_DD, _light_step)
+    sh, sl = erf_series(q, qe, FIRST_ERF_DD, dd_horner_step_lazy)
     eh, el = two_prod(y, sh)
     el = el + fma(y, sl, yl * sh)
     sign = np.where(pos, np.uint32(0), np.uint32(0x80000000))
@@ -428,7 +372,7 @@ def gelu_first_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     h, lw, k = exp_first_parts(-q, normalize=False)
     d = -qe  # e^-qe = 1 + d + d^2/2
     lw = lw + h * fma(d, d * f32(0.5), d)
-    rh, rl = erfcx_parts(y, yl, FIRST_ERFCX_DD, _light_step)
+    rh, rl = erfcx_parts(y, yl, FIRST_ERFCX_DD, dd_horner_step_lazy)
     f, fl = two_prod(h, rh)
     fl = fl + fma(h, rl, lw * rh)
     m = (k >> 6) - 1  # Phi = erfc(y)/2 for x < 0

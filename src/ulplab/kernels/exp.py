@@ -12,9 +12,10 @@ exp(x)
        finite) -> +inf (e^x above FLT_MAX + half an ulp); x < -0x1.9fe368p+6 (-103.97207708,
        below which e^x < 2^-150) -> (odd) the smallest subnormal, the round-to-odd of a
        positive value under half of it, which any narrower format rounds to +0; (nearest) +0.
-    2. Reduction x = k ln2/64 + r: k = rint(x * 64/ln2); t = x - k*C1 (exact: C1 has 10
-       significant bits and |k| < 2^14); (p, pe) = two_prod(k, C2); (r, rl) = two_sum(t, -p);
-       rl = rl - (pe + k*C3). |r| <= ln2/128 (1 + 2^-20), and r + rl is x - k ln2/64 to ~2^-60.
+    2. Reduction x = k ln2/64 + r (``reduction.reduce_ln2_64``): k = rint(x * 64/ln2);
+       t = x - k*C1 (exact: C1 has 10 significant bits and |k| < 2^14); (p, pe) =
+       two_prod(k, C2); (r, rl) = two_sum(t, -p); rl = rl - (pe + k*C3). |r| <= ln2/128
+       (1 + 2^-20), and r + rl is x - k ln2/64 to ~2^-60.
     3. e^(r+rl) = 1 + s: (p, pe) = two_prod(r, r) (r^2 exactly); c = (p r) (1/6 + r (1/24 +
        r/120)) by Horner with FMA (|c| < 2^-25, rounding about 2^-48); (s1, e1) = two_sum(r,
        p/2); s = s1 + (e1 + ((pe/2 + c) + fma(s1, rl, rl))), the last term rl e^r (rl up to
@@ -59,6 +60,10 @@ from ulplab.kernels.core import (
     round_result_scaled,
     tiny_magnitude,
 )
+from ulplab.kernels.reduction import INV_LN2_64, ln2_64_constants, reduce_ln2_64
+from ulplab.kernels.reduction import LN2_64_C1 as LN2_64_C1  # re-exported: exp's constants
+from ulplab.kernels.reduction import LN2_64_C2 as LN2_64_C2
+from ulplab.kernels.reduction import LN2_64_C3 as LN2_64_C3
 from ulplab.kit import fast_two_sum, fma, lookup, two_prod, two_sum
 from ulplab.kit.ops import f32hex
 
@@ -68,10 +73,6 @@ f32 = np.float32
 _h = f32hex  # exact hex literal -> float32
 
 
-INV_LN2_64 = _h("0x1.715476p+6")  # 64/ln 2 rounded to float32
-LN2_64_C1 = _h("0x1.63p-7")  # ln2/64 to 10 significant bits: k*C1 is exact for |k| < 2^14
-LN2_64_C2 = _h("-0x1.bd0106p-19")  # ln2/64 - C1 rounded to float32
-LN2_64_C3 = _h("0x1.cf79acp-46")  # ln2/64 - C1 - C2 rounded to float32
 LN2_HI = _h("0x1.62e430p-1")  # ln 2 rounded to float32
 LN2_LO = _h("-0x1.05c610p-29")  # ln 2 - LN2_HI rounded to float32
 # 1/2, 1/6, 1/24, 1/120 rounded to float32 (Taylor coefficients of (e^r - 1 - r)/r^2)
@@ -84,16 +85,11 @@ EXP2_UNDERFLOW = _h("-0x1.2cp+7")  # -150: 2^x < 2^-150 below it
 
 
 def split_constants() -> dict[str, float]:
-    """Regenerate the ln2/64 split and the other constants above from mpmath (test-checked)."""
+    """Regenerate the ln2/64 split (``reduction.ln2_64_constants``) and LN2_HI/LN2_LO from
+    mpmath (test-checked)."""
     with mp.workprec(200):
-        c = mp.ln2 / 64
-        m, e = mp.frexp(c)
-        c1 = mp.ldexp(mp.nint(m * 2**10) / 2**10, e)
-        c2 = float(f32(float(c - c1)))
-        c3 = float(f32(float(c - c1 - mpf(c2))))
         ln2_hi = float(f32(float(mp.ln2)))
-        return {"INV_LN2_64": float(f32(float(64 / mp.ln2))), "LN2_64_C1": float(c1),
-                "LN2_64_C2": c2, "LN2_64_C3": c3, "LN2_HI": ln2_hi,
+        return {**ln2_64_constants(), "LN2_HI": ln2_hi,
                 "LN2_LO": float(f32(float(mp.ln2 - mpf(ln2_hi))))}
 
 
@@ -132,22 +128,11 @@ def exp_reduced_parts(k: np.ndarray, r: np.ndarray,
     return h, low, m
 
 
-def exp_reduce(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(k, r, rl) with x = k ln2/64 + r + rl (step 2), k an integer-valued float32, for finite
-    |x| < 2^14 ln2/64."""
-    k = np.rint(x * INV_LN2_64)
-    t = x - k * LN2_64_C1
-    p, pe = two_prod(k, np.full_like(k, LN2_64_C2))
-    r, rl = two_sum(t, -p)
-    rl = rl - (pe + k * LN2_64_C3)
-    return k, r, rl
-
-
 def exp_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(h, l, m) with e^x = (h + l) 2^m to about 2^-40 relative (steps 2 to 4), for finite
     EXP_UNDERFLOW <= x <= EXP_OVERFLOW; 0.99 < h < 2, m is int32. The building block of the
     kernels made from exp (sigmoid, tanh, softplus, ...)."""
-    return exp_reduced_parts(*exp_reduce(x))
+    return exp_reduced_parts(*reduce_ln2_64(x))
 
 
 ONE_UP = np.uint32(0x3F800001)  # the odd neighbour above 1

@@ -16,7 +16,8 @@ round-to-nearest-even, FMA only where written ``fma``):
    x < -0x1.2p+4 (-18: e^x < 2^-25.9) -> -1 + e^x lies strictly between -1 and the midpoint
    -(1 - 2^-25) toward its neighbour -(1 - 2^-24): 0xBF7FFFFF, the round-to-odd (odd mode),
    or -1, the nearest rounding (other modes).
-2. Reduction as exp's (``exp.exp_reduce``): x = k ln2/64 + r + rl, |r| <= ln2/128 (1 + 2^-20).
+2. Reduction as exp's (``reduction.reduce_ln2_64``): x = k ln2/64 + r + rl, |r| <= ln2/128
+   (1 + 2^-20).
 3. P = e^r - 1 as a double-float, relative error about 2^-48 (truncation r^7/5040 < 2^-57 |r|):
    (h2, l2) = two_prod(r, r); c3 = r h2; c3l = fma(r, h2, -c3) + r l2   (r^3 = c3 + c3l);
    q = fma(fma(Q3, r, Q2), r, Q1) (1/24 + r/120 + r^2/720); (u, ue) = two_prod(q, r);
@@ -65,7 +66,8 @@ from ulplab.kernels.core import (
     round_result_scaled,
     tiny_magnitude,
 )
-from ulplab.kernels.exp import EXP_OVERFLOW, T_HI, T_LO, TABLE_BYTES, exp_reduce
+from ulplab.kernels.exp import EXP_OVERFLOW, T_HI, T_LO, TABLE_BYTES
+from ulplab.kernels.reduction import reduce_ln2_64
 from ulplab.kit import fast_two_sum, fma, lookup, two_prod, two_sum
 from ulplab.kit.ops import f32hex
 
@@ -131,7 +133,7 @@ def expm1(x: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         tiny = tiny_magnitude(x, TINY_BITS)
         outside = (x > EXP_OVERFLOW) | (x < NEG_LIMIT) | np.isnan(x) | tiny
-        k, r, rl = exp_reduce(np.where(outside, f32(1.0), x))
+        k, r, rl = reduce_ln2_64(np.where(outside, f32(1.0), x))
         sh, sl = expm1_reduced(r, rl)
         ki = k.astype(np.int32)
         j = ki & 63

@@ -11,8 +11,11 @@ Shared pieces
         (h, l, m) = exp_parts(-z) when z <= 100, else exp_parts(-z/2) squared with ``dd_mul``
         and m doubled (exp_parts is specified down to EXP_UNDERFLOW = -103.97 only); then, when
         zl is given, l += h (d + d*d/2) with d = -zl, and (h, l) = fast_two_sum(h, l).
-    dd_div(ah, al, bh, bl)  q1 = ah/bh; r = fma(-q1, bh, ah) (exact); r = (r + al) - q1*bl;
-        q2 = r/bh; (q, ql) = fast_two_sum(q1, q2). Relative error about 2^-46.
+    dd_div(ah, al, bh, bl)  (``doublefloat.dd_div``) q1 = ah/bh; r = fma(-q1, bh, ah) (exact);
+        r = (r + al) - q1*bl; q2 = r/bh; (q, ql) = fast_two_sum(q1, q2). Relative error about
+        2^-46.
+    one_minus_scaled(q, ql, m)  (``doublefloat``) 1 - (q + ql) 2^m: (r, re) = two_sum(1,
+        -scale(q, m)); fast_two_sum(r, re - scale(ql, m)).
     sigmoid_neg_parts(z, zl)  sigma(-(z + zl)) = (q + ql) 2^m, 0 <= z <= 200: E = e^-(z + zl) =
         (h + l) 2^m;
         D = 1 + E: (d, de) = two_sum(1, scale(h, m)); de += scale(l, m); fast_two_sum;
@@ -31,9 +34,9 @@ sigmoid(x)
        open interval (1 - 2^-25, 1), above the midpoint below 1, so their round-to-odd values
        (1 - 2^-24) agree and so do their nearest values (1)).
     3. (q, ql, m) = sigmoid_neg_parts(z). x <= 0: round_result_scaled(q, ql, m).
-       x > 0: s = scale(q, m), sl = scale(ql, m) (exact, m >= -30); 1 - s as
-       (r, re) = two_sum(1, -s); re -= sl; fast_two_sum; round_result. The tiny distance to 1 is
-       the lo part, so saturation keeps its sticky bit.
+       x > 0: one_minus_scaled(q, ql, m) (s = scale(q, m), sl = scale(ql, m), exact, m >= -30;
+       1 - s as (r, re) = two_sum(1, -s); re -= sl; fast_two_sum); round_result. The tiny
+       distance to 1 is the lo part, so saturation keeps its sticky bit.
 
 silu(x) = x sigma(x)
     Same steps with z clamped to 110 for x < 0; the product by x is (p, pe) = two_prod(x, q);
@@ -110,6 +113,7 @@ from ulplab.kernels.core import (
     scale,
     tiny_magnitude,
 )
+from ulplab.kernels.doublefloat import dd_div, one_minus_scaled
 from ulplab.kernels.exp import EXP_NORMAL, EXP_UNDERFLOW, exp_first_parts, exp_parts
 from ulplab.kit import dd_add, dd_mul, fast_two_sum, fma, lookup, two_prod, two_sum
 from ulplab.kit.ops import f32hex
@@ -171,15 +175,6 @@ def exact_parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return n, np.where(be == 0, -149, be - 150).astype(np.int32)
 
 
-def dd_div(ah: np.ndarray, al: np.ndarray, bh: np.ndarray,
-           bl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(ah + al)/(bh + bl) as a normalized double-float (relative error about 2^-46)."""
-    q1 = ah / bh
-    r = fma(-q1, bh, ah)
-    r = (r + al) - q1 * bl
-    return fast_two_sum(q1, r / bh)
-
-
 def exp_neg_parts(z: np.ndarray, zl: np.ndarray | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """e^-(z + zl) = (h + l) 2^m for 0 <= z <= 200 (see the module docstring)."""
@@ -203,20 +198,13 @@ def sigmoid_neg_parts(z: np.ndarray, zl: np.ndarray | None = None
     return q, ql, m
 
 
-def _one_minus(q: np.ndarray, ql: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """1 - (q + ql) 2^m as a normalized dd (m >= -40)."""
-    s, sl = scale(q, m), scale(ql, m)
-    r, re = two_sum(np.full_like(s, ONE), -s)
-    return fast_two_sum(r, re - sl)
-
-
 def _sigma_parts(x: np.ndarray, neg_clamp: float):
     """(hi, lo, m, pos) with sigma(x) = (hi + lo) 2^m, for finite x (tiny |x| not special)."""
     pos = x > 0
     z = np.where(pos, np.minimum(x, f32(20.0)), np.minimum(-x, f32(neg_clamp)))
     z = np.where(np.isnan(z), f32(0.0), z)
     q, ql, m = sigmoid_neg_parts(z)
-    r, rl = _one_minus(q, ql, np.where(pos, m, 0))
+    r, rl = one_minus_scaled(q, ql, np.where(pos, m, 0))
     hi, lo = np.where(pos, r, q), np.where(pos, rl, ql)
     return hi, lo, np.where(pos, 0, m), pos
 

@@ -12,8 +12,9 @@ round-to-nearest-even, FMA only where written ``fma``; integer steps on uint32/i
    result is x itself: x^3/3 (plus 2x^5/15 ...) < 2^-25.58 |x| is below half the spacing above
    |x| (more than 2^-25 |x|; the spacing away from zero never halves).
 3. sin x and cos x as double-floats (Sh, Sl) and (Ch, Cl), exactly as trig.py's steps 3 to 6
-   before their rounding (Cody-Waite below 2^12, integer Payne-Hanek above; one reduction,
-   quadrants q and q + 1); each is its value to about 2^-46 relative.
+   before their rounding (``trig.prepare_sincos`` once: Cody-Waite below 2^12, integer
+   Payne-Hanek above; then ``trig.combine_quadrant`` for quadrants q and q + 1); each is its
+   value to about 2^-46 relative.
 4. tan x = S/C as a double-float quotient: qh = Sh / Ch; (p, pe) = two_prod(qh, Ch);
    rem = (((Sh - p) - pe) + Sl) - qh Cl   (Sh - p is exact by Sterbenz);
    ql = rem / Ch; (h, l) = fast_two_sum(qh, ql); result = round_result(h, l).
@@ -43,7 +44,8 @@ from __future__ import annotations
 import numpy as np
 
 from ulplab.kernels.core import by_mode, canonical_nan_where, round_result
-from ulplab.kernels.trig import CW_LIMIT_BITS, TABLE_BYTES, _combine, _prepare
+from ulplab.kernels.reduction import CW_LIMIT_BITS
+from ulplab.kernels.trig import TABLE_BYTES, combine_quadrant, prepare_sincos
 from ulplab.kit import fast_two_sum, two_prod
 
 f32 = np.float32
@@ -52,9 +54,9 @@ u32 = np.uint32
 
 def _tan(x: np.ndarray, payne_hanek: bool) -> np.ndarray:
     with np.errstate(all="ignore"):
-        bad, b, tiny, q, parts = _prepare(x, payne_hanek)
-        sh, sl = _combine(q, *parts)
-        ch, cl = _combine(q + np.int32(1), *parts)
+        bad, b, tiny, q, parts = prepare_sincos(x, payne_hanek)
+        sh, sl = combine_quadrant(q, *parts)
+        ch, cl = combine_quadrant(q + np.int32(1), *parts)
         qh = sh / ch
         p, pe = two_prod(qh, ch)
         rem = (((sh - p) - pe) + sl) - qh * cl

@@ -1,8 +1,9 @@
 """tanh and gelu_tanh: deterministic float32 kernels built on ``exp.exp_parts``.
 
 Specification (every operation is IEEE float32 with round-to-nearest-even, FMA only where written
-``fma``; dd = double-float pair hi + lo of float32; ``sigmoid_neg_parts``, ``exp_neg_parts`` and
-``_one_minus`` are those of ``logistic``; every kernel ends in one round_result_scaled, in the
+``fma``; dd = double-float pair hi + lo of float32; ``sigmoid_neg_parts`` and ``exp_neg_parts``
+are those of ``logistic``, ``one_minus_scaled`` (1 - (q + ql) 2^m) that of ``doublefloat``;
+every kernel ends in one round_result_scaled, in the
 mode of ``core.rounding``: round-to-odd by default, nearest-even for the float32 entry point;
 special values that differ by mode are marked "odd / nearest"):
 
@@ -24,7 +25,7 @@ tanh(x)   (odd: computed for a = |x|, hi and lo negated when x has its sign bit 
     4. a >= 2^-3: tanh(a) = 1 - 2 sigma(-2a): (q, ql, m) = sigmoid_neg_parts(min(2a, 40))
        (e^-40 < 2^-57: for a > 20 the result, 1 - t with 0 < t < 2^-25, has the same
        round-to-odd, 1 - 2^-24, and the same nearest, 1); (hi, lo) = 1 - (q + ql) 2^(m + 1) by
-       _one_minus, the distance to 1 kept as lo; m = 0.
+       one_minus_scaled, the distance to 1 kept as lo; m = 0.
 
 gelu_tanh(x) = x/2 (1 + tanh(u)) = x sigma(2u), u = sqrt(2/pi) (x + 0.044715 x^3)
     1. NaN -> NaN; +inf -> +inf; -inf -> -0; x < -11 -> -2^-149 / -0 (|gelu_tanh(x)| <
@@ -39,7 +40,8 @@ gelu_tanh(x) = x/2 (1 + tanh(u)) = x sigma(2u), u = sqrt(2/pi) (x + 0.044715 x^3
        (g, ge) = dd_mul(K3_HI, K3_LO, c, ce); (k, ke) = two_prod(K1_HI, xc); ke += K1_LO xc;
        (z, zl) = dd_add(k, ke, g, ge).
     3. (q, ql, m) = sigmoid_neg_parts(|z|, sign(z) zl) = sigma(-|z|) (|z| <= 113; the exp is
-       halved above 100). z >= 0: sigma = _one_minus(q, ql, m), scale 0; z < 0: sigma = q + ql,
+       halved above 100). z >= 0: sigma = one_minus_scaled(q, ql, m), scale 0; z < 0: sigma =
+       q + ql,
        scale m. Product by x: (r, re) = two_prod(xc, s_hi); re += xc s_lo; fast_two_sum;
        round_result_scaled. Written this way (not x/2 (1 + tanh u)) nothing cancels.
 
@@ -80,14 +82,9 @@ from ulplab.kernels.core import (
     pow2,
     round_result_scaled,
 )
+from ulplab.kernels.doublefloat import one_minus_scaled
 from ulplab.kernels.exp import exp_first_parts
-from ulplab.kernels.logistic import (
-    _one_minus,
-    exact_parts,
-    finish_half_x,
-    sigmoid_neg_parts,
-    tiny_where,
-)
+from ulplab.kernels.logistic import exact_parts, finish_half_x, sigmoid_neg_parts, tiny_where
 from ulplab.kit import dd_add, dd_mul, fast_two_sum, fma, two_prod, two_sum
 from ulplab.kit.ops import f32hex
 
@@ -160,7 +157,7 @@ def tanh(x: np.ndarray) -> np.ndarray:
         s, se = fast_two_sum(s, (se + se2) + (te - de))
         # 4. 1 - 2 sigma(-2a), a >= 2^-3
         sq, sql, sm = sigmoid_neg_parts(np.minimum(a + a, f32(40.0)))
-        r, rl = _one_minus(sq, sql, sm + 1)
+        r, rl = one_minus_scaled(sq, sql, sm + 1)
         big = a >= f32(0.125)
         hi, lo = np.where(big, r, s), np.where(big, rl, se)
         # 2. tiny
@@ -189,7 +186,7 @@ def gelu_tanh(x: np.ndarray) -> np.ndarray:
         z, zl = dd_add(k, ke + K1_LO * xc, g, ge)
         zneg = z < 0
         q, ql, m = sigmoid_neg_parts(np.abs(z), np.where(zneg, -zl, zl))
-        r, rl = _one_minus(q, ql, np.where(zneg, 0, m))
+        r, rl = one_minus_scaled(q, ql, np.where(zneg, 0, m))
         sh, sl = np.where(zneg, q, r), np.where(zneg, ql, rl)
         m = np.where(zneg, m, 0)
         hi, lo = two_prod(xc, sh)

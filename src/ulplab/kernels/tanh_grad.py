@@ -2,7 +2,8 @@
 on every bfloat16/float16/fp8 input (the backward pass of a det tanh).
 
 Specification (every operation is IEEE float32 with round-to-nearest-even, FMA only where
-written ``fma``; ``sigmoid_neg_parts`` and ``_one_minus`` are those of ``logistic``):
+written ``fma``; ``sigmoid_neg_parts`` is ``logistic``'s, ``one_minus_scaled`` (1 - (q + ql)
+2^m) ``doublefloat``'s):
 
 1. Even: computed for a = |x|. NaN -> 0x7FC00000; ±inf -> +0 (exact).
    a < 2^-13 (``TINY_BITS`` = 0x39000000, on the bits, subnormals included): 1 - a^2 + ...
@@ -14,7 +15,7 @@ written ``fma``; ``sigmoid_neg_parts`` and ``_one_minus`` are those of ``logisti
    sigma is near 1/2). With ac = min(a, 64) (for a > 64 the value is below 2^-182 and its
    round-to-odd is 2^-149, as for a = 64, and its nearest +0, as for a = 64):
    (q, ql, m) = sigmoid_neg_parts(ac + ac)   (sigma(-2a) = (q + ql) 2^m);
-   (r, rl) = _one_minus(q, ql, m) for a <= 20; (1, 0) for a > 20 (1 - sigma(-2a) is within
+   (r, rl) = one_minus_scaled(q, ql, m) for a <= 20; (1, 0) for a > 20 (1 - sigma(-2a) is within
    e^-40 < 2^-57 of 1 there);
    (p, pl) = dd_mul(q, ql, r, rl); result = round_result_scaled(p, pl, m + 2) (subnormal
    results built as integers, FTZ-proof).
@@ -38,7 +39,8 @@ from __future__ import annotations
 import numpy as np
 
 from ulplab.kernels.core import by_mode, canonical_nan_where, round_result_scaled, tiny_magnitude
-from ulplab.kernels.logistic import _one_minus, sigmoid_neg_parts
+from ulplab.kernels.doublefloat import one_minus_scaled
+from ulplab.kernels.logistic import sigmoid_neg_parts
 from ulplab.kit import dd_mul
 
 f32 = np.float32
@@ -58,7 +60,7 @@ def tanh_grad(x: np.ndarray) -> np.ndarray:
         ac = np.where(np.isnan(a), f32(0.0), np.minimum(a, SATURATE))
         q, ql, m = sigmoid_neg_parts(ac + ac)
         far = ac > ONE_SIDED
-        r, rl = _one_minus(q, ql, np.where(far, 0, m))
+        r, rl = one_minus_scaled(q, ql, np.where(far, 0, m))
         r, rl = np.where(far, f32(1.0), r), np.where(far, f32(0.0), rl)
         p, pl = dd_mul(q, ql, r, rl)
         y = round_result_scaled(p, pl, m + 2).view(u32)

@@ -14,7 +14,7 @@ round-to-nearest-even, FMA only where written ``fma``; integer steps on uint32/i
    cos x = 1 - x^2/2 lies in (1 - 2^-25, 1), above the midpoint 1 - 2^-25 below 1: its
    round-to-odd is 0x3F7FFFFF (odd mode), its nearest rounding 1 (other modes); 1 for x = ±0.
    Both thresholds hold in every mode.
-3. Reduction x = q pi/2 + r, |r| <= pi/4 (1 + 2^-10), q taken mod 4:
+3. Reduction x = q pi/2 + r, |r| <= pi/4 (1 + 2^-10), q taken mod 4 (``reduction.reduce_pio2``):
    a. |x| < 2^12, Cody-Waite with pi/2 = C1 + C2 + C3 + C4 (C1 has 12 bits, the others are the
       float32 roundings of what is left; what the four miss is < 2^-93):
       q = rint(x * TWO_OVER_PI); r1 = x - q C1 (q C1 exact as |q| < 2^12, the difference exact
@@ -22,16 +22,16 @@ round-to-nearest-even, FMA only where written ``fma``; integer steps on uint32/i
       (s, a1) = two_sum(r1, -p2); (s, a2) = two_sum(s, -p3); (s, a3) = two_sum(s, -e2);
       lo = ((a1 + a2) + a3) + (-e3 - p4); (rh, rl) = fast_two_sum(s, lo).
    b. |x| >= 2^12, Payne-Hanek in exact integer arithmetic on 16-bit limbs held in uint32
-      (``_payne_hanek``): |x| = M 2^E (M the 24-bit significand); the 112 bits of 2/pi from
-      weight 2^(1-E) down (bits above it only add multiples of 4 to x 2/pi), read from the
-      256-bit literal ``TWO_OVER_PI_HEX`` behind 32 zero bits, times M, exactly, as nine 16-bit
-      limbs P with x 2/pi = P 2^-110 mod 4 (truncation < 2^-87). q = the integer part mod 4,
-      rounded to nearest with the fraction (a fraction >= 1/2 is replaced by its 110-bit two's
-      complement, exact, and q += 1); the fraction's seven limbs, each an exact float32, summed
-      from the least significant by two_sum into a double-float f, |f| <= 1/2; r = f pi/2 by
-      dd_mul(fh, fl, PIO2_HI, PIO2_LO); x < 0 negates r and q. Over all float32 |x| >= 1/2 the
-      smallest |x 2/pi - q| is 2^-29.86 (x = 0x6f79be45, found by an exhaustive search), so
-      the truncation costs < 2^-57 relative; dd_mul's 2^-47 dominates.
+      (``reduction.payne_hanek_pio2``): |x| = M 2^E (M the 24-bit significand); the 112 bits
+      of 2/pi from weight 2^(1-E) down (bits above it only add multiples of 4 to x 2/pi), read
+      from the 256-bit literal ``TWO_OVER_PI_HEX`` behind 32 zero bits, times M, exactly, as
+      nine 16-bit limbs P with x 2/pi = P 2^-110 mod 4 (truncation < 2^-87). q = the integer
+      part mod 4, rounded to nearest with the fraction (a fraction >= 1/2 is replaced by its
+      110-bit two's complement, exact, and q += 1); the fraction's seven limbs, each an exact
+      float32, summed from the least significant by two_sum into a double-float f, |f| <= 1/2;
+      r = f pi/2 by dd_mul(fh, fl, PIO2_HI, PIO2_LO); x < 0 negates r and q. Over all
+      float32 |x| >= 1/2 the smallest |x 2/pi - q| is 2^-29.86 (x = 0x6f79be45, found by an
+      exhaustive search), so the truncation costs < 2^-57 relative; dd_mul's 2^-47 dominates.
 4. r = a + t with a = j/128, j = rint(128 rh) (|j| <= 101), (th, tl) = fast_two_sum(rh - a, rl)
    (rh - a exact), |t| <= 2^-8. Tables (``sincos_table``, mpmath at import, each value rounded
    once as hi = RN(v), lo = RN(v - hi)): SIN_HI/LO[|j|] = sin(|j|/128), COS_HI/LO[|j|] =
@@ -83,6 +83,22 @@ from ulplab.kernels.core import (
     round_result,
     tiny_magnitude,
 )
+from ulplab.kernels.reduction import CW_LIMIT as CW_LIMIT  # re-exported: step 3's constants
+from ulplab.kernels.reduction import (
+    CW_LIMIT_BITS,
+    LIMBS_BYTES,
+    PIO2_HI,
+    PIO2_LO,
+    TWO_OVER_PI,
+    pio2_constants,
+    reduce_pio2,
+)
+from ulplab.kernels.reduction import PIO2_C1 as PIO2_C1
+from ulplab.kernels.reduction import PIO2_C2 as PIO2_C2
+from ulplab.kernels.reduction import PIO2_C3 as PIO2_C3
+from ulplab.kernels.reduction import PIO2_C4 as PIO2_C4
+from ulplab.kernels.reduction import TWO_OVER_PI_HEX as TWO_OVER_PI_HEX
+from ulplab.kernels.reduction import two_over_pi_hex as two_over_pi_hex
 from ulplab.kit import dd_mul, fast_two_sum, fma, lookup, two_prod, two_sum
 from ulplab.kit.ops import f32hex
 
@@ -96,60 +112,26 @@ Prepared = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Parts]
 _h = f32hex  # exact hex literal -> float32
 
 
-TWO_OVER_PI = _h("0x1.45f306p-1")  # 2/pi rounded to float32
-PIO2_C1 = _h("0x1.922p+0")  # pi/2 rounded to 12 significant bits
-PIO2_C2 = _h("-0x1.2aeef4p-18")  # pi/2 - C1 rounded to float32
-PIO2_C3 = _h("-0x1.73dcb4p-43")  # pi/2 - C1 - C2 rounded to float32
-PIO2_C4 = _h("0x1.3198a2p-69")  # pi/2 - C1 - C2 - C3 rounded to float32
-PIO2_HI = _h("0x1.921fb6p+0")  # pi/2 rounded to float32
-PIO2_LO = _h("-0x1.777a5cp-25")  # pi/2 - PIO2_HI rounded to float32
 K3 = _h("-0x1.555556p-3")  # -1/6 rounded to float32
 K3_LO = _h("0x1.555556p-28")  # -1/6 - K3 rounded to float32
 K5 = _h("0x1.111112p-7")  # 1/120 rounded to float32
 K4 = _h("0x1.555556p-5")  # 1/24 rounded to float32
-CW_LIMIT = _h("0x1p+12")  # Cody-Waite below, Payne-Hanek from here on
-CW_LIMIT_BITS = 0x45800000  # the encoding of 2^12
 TINY_BITS = 0x39800000  # 2^-12
 ONE = u32(0x3F800000)  # 1.0
 ONE_DOWN = u32(0x3F7FFFFF)  # 1 - 2^-24, the odd neighbour of 1 below it
 N_TABLE = 102  # j = 0 .. 101
-# The first 256 bits of 2/pi (bit 1 has weight 1/2), from ``two_over_pi_hex`` (test-checked)
-TWO_OVER_PI_HEX = ("a2f9836e4e441529fc2757d1f534ddc0db6295993c439041fe5163abdebbc561")
-PAD = 32  # zero bits in front of the bits of 2/pi, so that |x| >= 2^-7 finds its window
 
 
 def split_constants() -> dict[str, float]:
-    """Regenerate the float32 constants above from mpmath (test-checked)."""
+    """Regenerate the float32 constants of steps 3 and 5 from mpmath (test-checked): the pi/2
+    splits (``reduction.pio2_constants``) and K3, K3_LO, K4, K5."""
     def rn(v: mpf) -> float:
         return float(f32(float(v)))
 
     with mp.workprec(300):
-        h = mp.pi / 2
-        m, e = mp.frexp(h)
-        c1 = float(mp.ldexp(mp.nint(m * 2**12) / 2**12, e))
-        c2 = rn(h - c1)
-        c3 = rn(h - c1 - mpf(c2))
-        c4 = rn(h - c1 - mpf(c2) - mpf(c3))
         third = mpf(-1) / 6
-        return {"TWO_OVER_PI": rn(2 / mp.pi), "PIO2_C1": c1, "PIO2_C2": c2, "PIO2_C3": c3,
-                "PIO2_C4": c4, "PIO2_HI": rn(h), "PIO2_LO": rn(h - mpf(rn(h))),
-                "K3": rn(third), "K3_LO": rn(third - mpf(rn(third))), "K5": rn(mpf(1) / 120),
-                "K4": rn(mpf(1) / 24)}
-
-
-def two_over_pi_hex(bits: int = 256) -> str:
-    """The first ``bits`` bits of 2/pi as hex digits (floor of 2/pi 2^bits), by mpmath."""
-    with mp.workprec(bits + 64):
-        return format(int(mp.floor(2 / mp.pi * mpf(2) ** bits)), f"0{bits // 4}x")
-
-
-def _limbs() -> np.ndarray:
-    """PAD zero bits then TWO_OVER_PI_HEX, as 16-bit limbs (most significant first) in uint32."""
-    digits = "0" * (PAD // 4) + TWO_OVER_PI_HEX
-    return np.array([int(digits[i:i + 4], 16) for i in range(0, len(digits), 4)], u32)
-
-
-LIMBS = _limbs()
+        return {**pio2_constants(), "K3": rn(third), "K3_LO": rn(third - mpf(rn(third))),
+                "K5": rn(mpf(1) / 120), "K4": rn(mpf(1) / 24)}
 
 
 def sincos_table(n: int = N_TABLE) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -165,82 +147,7 @@ def sincos_table(n: int = N_TABLE) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
 
 
 SIN_HI, SIN_LO, COS_HI, COS_LO = sincos_table()
-TABLE_BYTES = SIN_HI.nbytes * 4 + LIMBS.size * 2
-
-
-def _cody_waite(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(q, rh, rl) for |x| < 2^12: x = q pi/2 + rh + rl (step 3a); q is int32."""
-    q = np.rint(x * TWO_OVER_PI)
-    r1 = x - q * PIO2_C1
-    p2, e2 = two_prod(q, np.full_like(q, PIO2_C2))
-    p3, e3 = two_prod(q, np.full_like(q, PIO2_C3))
-    p4 = q * PIO2_C4
-    s, a1 = two_sum(r1, -p2)
-    s, a2 = two_sum(s, -p3)
-    s, a3 = two_sum(s, -e2)
-    lo = ((a1 + a2) + a3) + (-e3 - p4)
-    rh, rl = fast_two_sum(s, lo)
-    return q.astype(np.int32), rh, rl
-
-
-def _payne_hanek(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(q, rh, rl) for finite |x| >= 2^-7: x = q pi/2 + rh + rl (mod 2 pi), step 3b."""
-    b = x.view(u32) & u32(0x7FFFFFFF)
-    m = (b & u32(0x7FFFFF)) | u32(0x800000)
-    start = (b >> 23).astype(np.int32) + np.int32(PAD - 152)  # bit index of weight 2^(1-E)
-    w = start >> 4
-    sh = (start & 15).astype(u32)
-    win = [(((lookup(LIMBS, w + k) << 16) | lookup(LIMBS, w + k + 1)) << sh) >> 16
-           for k in range(7)]
-    m_hi, m_lo = m >> 16, m & u32(0xFFFF)
-    col = [np.zeros_like(m) for _ in range(9)]  # col[i] has weight 2^(16 (8 - i))
-    for k in range(7):
-        lo_p = m_lo * win[k]
-        hi_p = m_hi * win[k]
-        col[k + 2] = col[k + 2] + (lo_p & u32(0xFFFF))
-        col[k + 1] = col[k + 1] + (lo_p >> 16) + (hi_p & u32(0xFFFF))
-        col[k] = col[k] + (hi_p >> 16)
-    carry = np.zeros_like(m)
-    p = [None] * 9
-    for i in range(8, -1, -1):
-        c = col[i] + carry
-        p[i] = c & u32(0xFFFF)
-        carry = c >> 16
-    q = ((p[2] >> 14) & u32(3)).astype(np.int32)
-    half = ((p[2] >> 13) & u32(1)) == 1
-    frac = [p[2] & u32(0x3FFF), *p[3:]]  # seven limbs, weights 2^(-14 - 16 k)
-    masks = [u32(0x3FFF)] + [u32(0xFFFF)] * 6
-    neg = [f ^ mk for f, mk in zip(frac, masks, strict=True)]
-    carry = np.ones_like(m)
-    for k in range(6, -1, -1):  # two's complement: ~F + 1
-        c = neg[k] + carry
-        neg[k] = c & masks[k]
-        carry = c >> (14 if k == 0 else 16)
-    frac = [np.where(half, g, f) for g, f in zip(neg, frac, strict=True)]
-    fh = frac[6].astype(f32) * _h("0x1p-110")
-    fl = np.zeros_like(fh)
-    for k in range(5, -1, -1):
-        s, e = two_sum(frac[k].astype(f32) * f32(2.0 ** (-14 - 16 * k)), fh)
-        fh, fl = fast_two_sum(s, e + fl)
-    rh, rl = dd_mul(fh, fl, np.full_like(fh, PIO2_HI), np.full_like(fh, PIO2_LO))
-    q = q + half.astype(np.int32)
-    flip = (x < 0) != half  # x < 0 negates r; a rounded-up fraction is negative
-    rh, rl = np.where(flip, -rh, rh), np.where(flip, -rl, rl)
-    q = np.where(x < 0, -q, q)
-    return q, rh, rl
-
-
-def reduce_pio2(x: np.ndarray,
-                payne_hanek: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(q, rh, rl) with x = q pi/2 + (rh + rl) mod 2 pi, |rh + rl| <= pi/4 (1 + 2^-10), q int32
-    (only q mod 4 is meaningful), for finite x; step 3. Without ``payne_hanek`` only for
-    |x| < 2^12 (the fast path: the same values there, the large-argument work left out)."""
-    big = np.abs(x) >= CW_LIMIT
-    qc, rhc, rlc = _cody_waite(np.where(big, f32(0.0), x))
-    if not payne_hanek:
-        return qc, rhc, rlc
-    qp, rhp, rlp = _payne_hanek(np.where(big, x, CW_LIMIT))
-    return np.where(big, qp, qc), np.where(big, rhp, rhc), np.where(big, rlp, rlc)
+TABLE_BYTES = SIN_HI.nbytes * 4 + LIMBS_BYTES
 
 
 def _tables_and_t(rh: np.ndarray, rl: np.ndarray) -> Parts:
@@ -266,8 +173,10 @@ def _tables_and_t(rh: np.ndarray, rl: np.ndarray) -> Parts:
     return sa, ca, (uh, ul), (vh, vl)
 
 
-def _combine(big_q: np.ndarray, sa: Pair, ca: Pair, u: Pair, v: Pair) -> Pair:
-    """Step 6 for quadrant Q (int32): (h, l), sin(x) when Q = q and cos(x) when Q = q + 1."""
+def combine_quadrant(big_q: np.ndarray, sa: Pair, ca: Pair, u: Pair, v: Pair) -> Pair:
+    """Step 6 for quadrant Q (int32): (h, l), sin(x) when Q = q and cos(x) when Q = q + 1,
+    from the parts of ``prepare_sincos`` (the dd sin x or cos x before its rounding, to about
+    2^-46 relative; tan divides the two)."""
     odd = (big_q & 1) == 1
     ah, al = np.where(odd, ca[0], sa[0]), np.where(odd, ca[1], sa[1])
     bh, bl = np.where(odd, -sa[0], ca[0]), np.where(odd, -sa[1], ca[1])
@@ -282,8 +191,11 @@ def _combine(big_q: np.ndarray, sa: Pair, ca: Pair, u: Pair, v: Pair) -> Pair:
     return np.where(neg, -h, h), np.where(neg, -low, low)
 
 
-def _prepare(x: np.ndarray, payne_hanek: bool = True) -> Prepared:
-    """Steps 1 to 5 shared by sin, cos and sincos (and tan)."""
+def prepare_sincos(x: np.ndarray, payne_hanek: bool = True) -> Prepared:
+    """Steps 1 to 5 shared by sin, cos and sincos (and tan): (bad, b, tiny, q, parts) with bad
+    the NaN/inf lanes, b the input's bits, tiny the lanes of step 2, q the quadrant of step 3
+    and parts = (S_a, C_a, u, v) of steps 4 and 5, for ``combine_quadrant``. Without
+    ``payne_hanek``, valid for |x| < 2^12 only."""
     b = x.view(u32)
     bad = (b & u32(0x7FFFFFFF)) >= u32(0x7F800000)
     tiny = tiny_magnitude(x, TINY_BITS)
@@ -293,7 +205,7 @@ def _prepare(x: np.ndarray, payne_hanek: bool = True) -> Prepared:
 
 def _finish_sin(prep: Prepared) -> np.ndarray:
     bad, b, tiny, q, parts = prep
-    y = round_result(*_combine(q, *parts)).view(u32)
+    y = round_result(*combine_quadrant(q, *parts)).view(u32)
     keep = ((b & u32(1)) == 1) | ((b & u32(0x7FFFFFFF)) == 0)
     y_tiny = by_mode(np.where(keep, b, b - u32(1)), b)  # step 2 (odd, nearest)
     return canonical_nan_where(bad, np.where(tiny, y_tiny, y).view(f32))
@@ -301,7 +213,7 @@ def _finish_sin(prep: Prepared) -> np.ndarray:
 
 def _finish_cos(prep: Prepared) -> np.ndarray:
     bad, b, tiny, q, parts = prep
-    y = round_result(*_combine(q + np.int32(1), *parts)).view(u32)
+    y = round_result(*combine_quadrant(q + np.int32(1), *parts)).view(u32)
     y_tiny = np.where((b & u32(0x7FFFFFFF)) == 0, u32(0x3F800000), by_mode(ONE_DOWN, ONE))
     return canonical_nan_where(bad, np.where(tiny, y_tiny, y).view(f32))
 
@@ -309,32 +221,32 @@ def _finish_cos(prep: Prepared) -> np.ndarray:
 def sin(x: np.ndarray) -> np.ndarray:
     """sin x, float32 in -> float32 out (see the module docstring for the specification)."""
     with np.errstate(all="ignore"):
-        return _finish_sin(_prepare(x))
+        return _finish_sin(prepare_sincos(x))
 
 
 def cos(x: np.ndarray) -> np.ndarray:
     """cos x, float32 in -> float32 out (see the module docstring)."""
     with np.errstate(all="ignore"):
-        return _finish_cos(_prepare(x))
+        return _finish_cos(prepare_sincos(x))
 
 
 def sin_below_2p12(x: np.ndarray) -> np.ndarray:
     """sin x for |x| < 2^12 only: the bits of ``sin`` there, without the Payne-Hanek reduction
     (the compiled runner's fast path, ``export.native``)."""
     with np.errstate(all="ignore"):
-        return _finish_sin(_prepare(x, payne_hanek=False))
+        return _finish_sin(prepare_sincos(x, payne_hanek=False))
 
 
 def cos_below_2p12(x: np.ndarray) -> np.ndarray:
     """cos x for |x| < 2^12 only (as ``sin_below_2p12``)."""
     with np.errstate(all="ignore"):
-        return _finish_cos(_prepare(x, payne_hanek=False))
+        return _finish_cos(prepare_sincos(x, payne_hanek=False))
 
 
 def sincos(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(sin x, cos x) with one reduction; bit-identical to sin(x) and cos(x)."""
     with np.errstate(all="ignore"):
-        prep = _prepare(x)
+        prep = prepare_sincos(x)
         return _finish_sin(prep), _finish_cos(prep)
 
 
