@@ -3,13 +3,16 @@ per-region max/mean ULP of several methods.
 
 Each function draws on a ``matplotlib.figure.Figure`` it creates (no pyplot state, no window), so
 it works the same in a notebook, a script and a headless test. ``png_bytes`` renders one.
+
+A report is anything shaped like ``ulplab.api.Report`` (``SweepReport`` below, a Protocol): this
+module sits below the API and never imports it.
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -17,7 +20,60 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from ulplab.api import Report
+
+class WorstRow(Protocol):
+    """One of a report's worst inputs (``ulplab.api.WorstInput``)."""
+
+    @property
+    def x(self) -> float: ...
+    @property
+    def x_bits(self) -> int: ...
+    @property
+    def expected(self) -> float: ...
+    @property
+    def expected_bits(self) -> int: ...
+    @property
+    def got(self) -> float: ...
+    @property
+    def got_bits(self) -> int: ...
+    @property
+    def ulp(self) -> int: ...
+
+
+class SweepReport(Protocol):
+    """What the figures and the HTML tables read of a report (``ulplab.api.Report`` has it all):
+    what was measured, the statistics, and the per-input views."""
+
+    @property
+    def function(self) -> str: ...
+    @property
+    def format(self) -> str: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def rounding(self) -> str: ...
+    @property
+    def denormals(self) -> str: ...
+    @property
+    def inputs(self) -> str: ...
+    @property
+    def max_ulp(self) -> int: ...
+    @property
+    def histogram(self) -> dict[str, int]: ...
+    @property
+    def regions(self) -> dict[str, dict[str, Any]]: ...
+    @property
+    def stats(self) -> dict[str, Any]: ...
+    @property
+    def worst(self) -> Sequence[WorstRow]: ...
+    @property
+    def ulp(self) -> np.ndarray: ...
+
+    def x_values(self) -> np.ndarray: ...
+    def region_names(self) -> list[str]: ...
+    def region_index(self) -> np.ndarray: ...
+    def disagreements(self) -> np.ndarray: ...
+    def finite_limit(self) -> float: ...
 
 DISAGREEMENT_COLOR = "#d62728"
 
@@ -43,7 +99,7 @@ def _figure(height: float, *axes_widths: tuple[float, float]) -> tuple[Figure, l
     return fig, axes
 
 
-def _linthresh(report: Report) -> float:
+def _linthresh(report: SweepReport) -> float:
     """The symmetric-log axis is linear below the smallest positive normal of the format."""
     from ulplab.formats import get_format
 
@@ -71,7 +127,7 @@ def _symlog_ticks(ax: Axes, linthresh: float, limit: float) -> None:
     ax.set_xlim(-1.04 * edge, 1.04 * edge)
 
 
-def draw_error_scatter(ax: Axes, report: Report) -> None:
+def draw_error_scatter(ax: Axes, report: SweepReport) -> None:
     """ULP error against input on a symmetric-log x axis, coloured by region; NaN/inf
     disagreements as red crosses along the top edge (they have no ULP distance)."""
     import matplotlib as mpl
@@ -107,7 +163,7 @@ def draw_error_scatter(ax: Axes, report: Report) -> None:
             handle.set_markersize(10)
 
 
-def draw_histogram(ax: Axes, report: Report) -> None:
+def draw_histogram(ax: Axes, report: SweepReport) -> None:
     """Inputs per ULP bin (0, 1, 2, 3-4, 5-8, ...), log count scale."""
     labels = list(report.histogram)
     counts = [report.histogram[k] for k in labels]
@@ -121,7 +177,7 @@ def draw_histogram(ax: Axes, report: Report) -> None:
     ax.set_title(f"{report.method}: ULP histogram")
 
 
-def draw_region_bars(axes: Sequence[Axes], reports: Sequence[Report]) -> None:
+def draw_region_bars(axes: Sequence[Axes], reports: Sequence[SweepReport]) -> None:
     """Max (first axes) and mean (second) ULP per region, one group of bars per method."""
     import matplotlib as mpl
 
@@ -145,19 +201,19 @@ def draw_region_bars(axes: Sequence[Axes], reports: Sequence[Report]) -> None:
                           fontsize="small")
 
 
-def error_figure(report: Report) -> Figure:
+def error_figure(report: SweepReport) -> Figure:
     fig, (ax,) = _figure(3.8, (7.6, LEGEND + GAP))
     draw_error_scatter(ax, report)
     return fig
 
 
-def histogram_figure(report: Report) -> Figure:
+def histogram_figure(report: SweepReport) -> Figure:
     fig, (ax,) = _figure(3.8, (4.0, GAP))
     draw_histogram(ax, report)
     return fig
 
 
-def region_figure(reports: Sequence[Report]) -> Figure:
+def region_figure(reports: Sequence[SweepReport]) -> Figure:
     from matplotlib.figure import Figure
 
     bars = len(reports) * max(1, len(reports[0].region_names()))
@@ -167,7 +223,7 @@ def region_figure(reports: Sequence[Report]) -> Figure:
     return fig
 
 
-def report_figure(report: Report) -> Figure:
+def report_figure(report: SweepReport) -> Figure:
     """One method: the error scatter and the histogram side by side (``Report.plot``)."""
     fig, axes = _figure(3.8, (8.4, LEGEND + LEFT), (3.6, GAP))
     draw_error_scatter(axes[0], report)
@@ -184,5 +240,5 @@ def png_bytes(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
-__all__ = ["draw_error_scatter", "draw_histogram", "draw_region_bars", "error_figure",
-           "histogram_figure", "png_bytes", "region_figure", "report_figure"]
+__all__ = ["SweepReport", "WorstRow", "draw_error_scatter", "draw_histogram", "draw_region_bars",
+           "error_figure", "histogram_figure", "png_bytes", "region_figure", "report_figure"]

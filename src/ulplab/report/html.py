@@ -15,7 +15,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ulplab.api import Report
+    from ulplab.report.figures import SweepReport
 
 SUMMARY_COLUMNS = ("method", "count", "max_ulp", "mean_ulp", "exact_fraction",
                    "within1_fraction", "nan_mismatches", "inf_mismatches")
@@ -92,10 +92,11 @@ def summary_table(methods: Sequence[dict[str, Any]]) -> str:
     return _table([_HEADINGS[k] for k in SUMMARY_COLUMNS], rows, "summary", SUMMARY_COLUMNS)
 
 
-def worst_table(report: Report, limit: int = 10) -> str:
+def worst_table(report: SweepReport, limit: int = 10) -> str:
+    from ulplab.formats import get_format
     from ulplab.stats import hex_bits
 
-    fmt = report._fmt()
+    fmt = get_format(report.format)
     rows = [[f"{w.x:.6g}", hex_bits(w.x_bits, fmt), float(w.x).hex(),
              f"{w.expected:.6g} ({hex_bits(w.expected_bits, fmt)})",
              f"{w.got:.6g} ({hex_bits(w.got_bits, fmt)})", str(w.ulp)]
@@ -103,13 +104,13 @@ def worst_table(report: Report, limit: int = 10) -> str:
     return _table(["x", "x bits", "x (hex float)", "oracle", "got", "ULP"], rows)
 
 
-def mismatch_table(report: Report, limit: int = 10) -> str:
+def mismatch_table(report: SweepReport, limit: int = 10) -> str:
     rows = [[f"{m['x']:.6g} ({m['hex']})", m["expected_hex"], m["got_hex"]]
             for m in report.stats["mismatch_examples"][:limit]]
     return _table(["x", "oracle", "got"], rows)
 
 
-def report_summary_html(report: Report) -> str:
+def report_summary_html(report: SweepReport) -> str:
     """A Report in a notebook: the summary row, then the worst inputs and NaN/inf examples."""
     title = (f"<p><b>{escape(report.method)}</b>: {escape(report.function)} on "
              f"{escape(report.inputs)} {escape(report.format)} inputs (oracle "
