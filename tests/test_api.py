@@ -206,3 +206,61 @@ def test_report_outputs():
     else:
         df = r.to_dataframe()
         assert len(df) == 256 and int(df["ulp"].max()) == r.max_ulp
+
+
+def _never_called(x):
+    raise AssertionError("an argument check came after the callable ran")
+
+
+NAN = float("nan")
+API_ODD_CALLS = [  # (argument, call, error): checked before anything runs
+    *[("worst", lambda v=v: ulplab.analyze(_never_called, "tanh", "bfloat16", worst=v), e)
+      for v, e in ((-1, ValueError), (NAN, TypeError), (2.0, TypeError), (True, TypeError),
+                   (None, TypeError), ("3", TypeError), (1e300, TypeError))],
+    *[("progress", lambda v=v: ulplab.analyze(_never_called, "tanh", "bfloat16", progress=v),
+       TypeError) for v in (1, None, "yes")],
+    *[("output_rounding", lambda v=v: ulplab.analyze(_never_called, "tanh", "bfloat16",
+                                                     output_rounding=v), e)
+      for v, e in (("odd", ValueError), (None, TypeError))],
+    *[("rounding", lambda v=v: ulplab.oracle("tanh", "bfloat16", v), e)
+      for v, e in (("up-ish", ValueError), (None, TypeError), (0, TypeError))],
+    *[("denormals", lambda v=v: ulplab.oracle("tanh", "bfloat16", denormals=v), e)
+      for v, e in (("flush", ValueError), (True, TypeError))],
+    *[("function", lambda v=v: ulplab.correctly_rounded(v, 1.0, "bfloat16"), e)
+      for v, e in (("tanhh", ValueError), (None, TypeError))],
+    *[("x", lambda v=v: ulplab.correctly_rounded("tanh", v, "bfloat16"), e)
+      for v, e in ((0.1, ValueError), (1e300, ValueError), (True, TypeError),
+                   (None, TypeError), ("1", TypeError))],
+    *[("format", lambda v=v: ulplab.ulp_distance(1.0, 1.0, v), e)
+      for v, e in (("bfloat17", ValueError), (None, TypeError), (16, TypeError))],
+    *[("a", lambda v=v: ulplab.ulp_distance(v, 1.0, "bfloat16"), e)
+      for v, e in ((0.1, ValueError), (None, TypeError), ("1", TypeError))],
+    *[("b", lambda v=v: ulplab.ulp_distance(1.0, v, "bfloat16"), TypeError)
+      for v in (True, [None])],
+    *[("methods", lambda v=v: api.measure(v, "tanh", "bfloat16", rounding="nearest-even",
+                                          denormals="ieee", inputs=None), TypeError)
+      for v in ("det", [np.tanh], None)],
+    ("impl", lambda: api.callable_method(42, "tanh", "bfloat16"), TypeError),
+    ("impl", lambda: ulplab.analyze(None, "tanh", "bfloat16"), TypeError),
+    ("takes", lambda: api.callable_method(_never_called, "tanh", "bfloat16", "fp32"),
+     ValueError),
+    ("inputs", lambda: api.input_bits(None, "bfloat16"), TypeError),
+]
+
+
+@pytest.mark.parametrize(("argument", "call", "error"), API_ODD_CALLS,
+                         ids=[f"{a}-{i}" for i, (a, _, _) in enumerate(API_ODD_CALLS)])
+def test_odd_arguments_name_the_argument(argument, call, error):
+    with pytest.raises(error, match=rf"\b{argument}\b") as info:
+        call()
+    if error is ValueError:
+        assert not isinstance(info.value, TypeError)
+    assert isinstance(info.value, UsageError) and "\n" not in str(info.value)
+
+
+def test_report_to_json_indent_is_checked():
+    r = ulplab.analyze(np.tanh, "tanh", "float8_e5m2", inputs=[1.0])
+    assert r.to_json(indent=None).count("\n") == 0 and r.to_json(indent=0).count("\n") > 10
+    for bad, error in ((-1, ValueError), (True, TypeError), (2.5, TypeError), ("  ", TypeError)):
+        with pytest.raises(error, match="indent"):
+            r.to_json(indent=bad)
