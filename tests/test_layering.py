@@ -217,6 +217,8 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 def test_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+    edges = {"a": {"b", "d"}, "b": {"c"}, "c": {"a"}, "d": {"b"}}
+    assert _one_cycle("a", edges, {"a", "b", "c", "d"}) == ["a", "b", "c", "a"]
 
 
 def test_no_import_cycles():
@@ -228,10 +230,34 @@ def test_no_import_cycles():
     lines = []
     for comp in _cycles(edges):
         members = set(comp)
-        lines.append("cycle: " + ", ".join(comp))
+        lines.append(f"cycle among {len(comp)} modules: " + ", ".join(comp))
+        lines.append("  e.g. " + " -> ".join(_one_cycle(comp[0], edges, members)))
+        lines.append("  its imports that do not go down the units (where to cut it):")
         lines += [f"  {i.where()}: {unit_of(i.source)} -> {unit_of(i.target)} ({i.target})"
-                  for i in imps if i.source in members and i.target in members]
+                  for i in sorted(imps, key=lambda i: (str(i.path), i.line))
+                  if i.source in members and i.target in members
+                  and not RANK.get(unit_of(i.target), -1) < RANK.get(unit_of(i.source), -1)]
     assert not lines, "import cycles:\n" + "\n".join(lines)
+
+
+def _one_cycle(start: str, edges: dict[str, set[str]], members: set[str]) -> list[str]:
+    """A shortest path start -> ... -> start inside ``members`` (breadth first)."""
+    previous: dict[str, str | None] = {start: None}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for node in frontier:
+            for child in sorted(edges.get(node, ())):
+                if child == start:
+                    path = [node]
+                    while (before := previous[path[-1]]) is not None:
+                        path.append(before)
+                    return [*reversed(path), start]
+                if child in members and child not in previous:
+                    previous[child] = node
+                    nxt.append(child)
+        frontier = nxt
+    return [start]
 
 
 def test_a_det_kernel_loads_no_research_layer():
