@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from typing import Any
 
+from ulplab.cli.args import parse_range, whole, worker_count
 from ulplab.errors import UsageError
+from ulplab.files import check_writable, write_json, write_text
 from ulplab.formats import get_format
 
 PEER_BACKENDS = ("numpy", "libm", "torch-f32", "torch-cuda-f32")
@@ -21,52 +24,74 @@ def add_arguments(p: argparse.ArgumentParser, dump: bool = True) -> None:
                    help="float32: every input (with --range: every input in [LO, HI])")
     g.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                    help="run on this Dask cluster (default: a local cluster for the job)")
-    g.add_argument("--workers", type=int, default=0,
-                   help="local Dask worker processes (default: one per core; 1: no Dask)")
-    g.add_argument("--chunk", type=int, default=1 << 22,
-                   help="inputs per task (default 2^22: at most ~1.2 GB of memory per worker)")
+    g.add_argument("--workers", type=worker_count,
+                   help="local Dask worker processes, 1 to the number of cores (default: one "
+                        "per core; 1: no Dask)")
+    g.add_argument("--chunk", type=whole(1, 1 << 32), default=1 << 22,
+                   help="inputs per task (default 2^22)")
     g.add_argument("--checkpoint", metavar="FILE",
-                   help="record finished chunks here; a rerun with it continues the job")
+                   help="record finished chunks here; a rerun with it continues the job (with "
+                        "--dump-above, the finished chunks' lines wait in FILE.dump-parts/)")
     if dump:
-        g.add_argument("--dump-above", type=int, metavar="N",
+        g.add_argument("--dump-above", type=whole(0), metavar="N",
                        help="write every input with more than N ULP (and NaN/inf disagreement)"
-                            " to -o FILE")
+                            " to -o FILE, streamed as chunks finish")
         g.add_argument("-o", "--output", metavar="FILE", help="the --dump-above file")
         g.add_argument("--callable", action="append", metavar="MODULE:FUNCTION", default=[],
                        help="a float32 -> float32 function to measure too (repeatable)")
 
 
 def _job_ranges(args: argparse.Namespace) -> tuple[tuple[int, int], ...]:
-    from ulplab.cli.main import parse_number
     from ulplab.sweep.exhaustive import ALL, float32_bit_ranges
 
     if get_format(args.format).name != "float32":
         raise UsageError("--exhaustive sweeps float32; 16- and 8-bit formats are always "
                          "swept exhaustively without it")
-    if args.chunk <= 0 or args.workers < 0:
-        raise UsageError("--chunk must be positive and --workers at least 0")
     if not getattr(args, "range", None):
         return ALL
-    f32 = get_format("float32")
-    lo, hi = (parse_number(t.strip(), f32) for t in args.range)
-    return float32_bit_ranges(lo, hi)
+    lo, hi = parse_range(args.range, get_format("float32"))
+    ranges = float32_bit_ranges(lo, hi)
+    if not any(b > a for a, b in ranges):
+        raise UsageError(f"no float32 lies in [{args.range[0].strip()}, "
+                         f"{args.range[1].strip()}]: nothing to sweep")
+    return ranges
+
+
+def _distinct_outputs(args: argparse.Namespace) -> None:
+    """Each output a file of its own: two options naming one file would overwrite each other."""
+    seen: dict[str, str] = {}
+    for flag, path in (("--json", getattr(args, "json", None)),
+                       ("--csv", getattr(args, "csv", None)),
+                       ("-o", getattr(args, "output", None)),
+                       ("--checkpoint", args.checkpoint)):
+        if path:
+            key = os.path.realpath(path)
+            if key in seen:
+                raise UsageError(f"{seen[key]} and {flag} both name {path}: give each its own "
+                                 "file")
+            seen[key] = flag
 
 
 def _run(args: argparse.Namespace, function: str, methods: list[str], worst: int,
          dump_above: int | None = None) -> dict[str, Any]:
-    from ulplab.report import check_writable
-    from ulplab.sweep.exhaustive import Job, run_job
+    from ulplab.sweep.exhaustive import Job, dump_parts_dir, run_job
 
     rounding = getattr(args, "rounding", "nearest-even")
     denormals = getattr(args, "denormals", "ieee")
     job = Job(function, tuple(methods), _job_ranges(args), rounding, denormals, args.chunk,
               worst, dump_above)
+    _distinct_outputs(args)
     if args.checkpoint:
         check_writable(args.checkpoint)
+        if dump_above is not None:
+            dump_parts_dir(args.checkpoint)  # refused now if that name is taken by a file
     if args.scheduler is not None and not re.fullmatch(r"(tcp|tls)://[^\s:/]+:\d{1,5}/?",
                                                        args.scheduler):
         raise UsageError(f"--scheduler {args.scheduler!r}: expected tcp://HOST:PORT")
-    return run_job(job, workers=args.workers or None, scheduler=args.scheduler,
+    if args.scheduler is not None and args.workers is not None:
+        raise UsageError("--workers sizes the job's own local cluster; with --scheduler the "
+                         "cluster's workers run it")
+    return run_job(job, workers=args.workers, scheduler=args.scheduler,
                    checkpoint=args.checkpoint, progress=not args.quiet,
                    dump_path=getattr(args, "output", None))
 
@@ -83,14 +108,7 @@ def _oracle_line(result: dict[str, Any]) -> str:
 
 def run_analyze(args: argparse.Namespace) -> int:
     from ulplab.methods import select_methods
-    from ulplab.report import (
-        analysis_csv,
-        analysis_table,
-        check_writable,
-        method_detail,
-        write_json,
-        write_text,
-    )
+    from ulplab.report import analysis_csv, analysis_table, method_detail
     if args.dump_above is not None and not args.output:
         raise UsageError("--dump-above N needs -o FILE")
     if args.output and args.dump_above is None:
@@ -127,7 +145,7 @@ def run_analyze(args: argparse.Namespace) -> int:
 
 def run_peers(args: argparse.Namespace) -> int:
     from ulplab.peers.backends import BACKENDS, Unavailable
-    from ulplab.report import analysis_table, check_writable, simple_table, write_json
+    from ulplab.report import analysis_table, simple_table
 
     names = ([b.strip() for b in args.backends.split(",") if b.strip()] if args.backends
              else list(PEER_BACKENDS))

@@ -11,16 +11,25 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import NoReturn
 
 import numpy as np
 
 from ulplab import __version__
+from ulplab.cli.args import (
+    MAX_MEMORY_SAMPLES,
+    MAX_SAMPLES,
+    MAX_WORST,
+    parse_number,
+    parse_range,
+    whole,
+)
 from ulplab.cli.exhaustive import add_arguments as add_exhaustive_arguments
 from ulplab.cli.report_cmd import add_parser as add_report_parser
 from ulplab.cli.study import add_parser as add_study_parser
 from ulplab.errors import UsageError
+from ulplab.files import check_writable, write_bytes, write_json, write_text
 from ulplab.formats import (
     EXHAUSTIVE_FORMATS,
     FORMATS,
@@ -38,29 +47,6 @@ from ulplab.formats import (
 )
 from ulplab.functions import FUNCTIONS, get_function
 from ulplab.inputs import INPUT_SETS
-
-
-def _whole(lo: int, hi: int | None = None, what: str = "") -> Callable[[str], int]:
-    """An argparse type: a whole number in [lo, hi]; anything else exits 2 with one line."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text.strip())
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < lo or (hi is not None and value > hi):
-            limit = f"from {lo:,} to {hi:,}" if hi is not None else f"at least {lo:,}"
-            raise argparse.ArgumentTypeError(f"{value:,} is out of range: {limit}{what}")
-        return value
-
-    parse.__name__ = "whole number"
-    return parse
-
-
-MAX_SAMPLES = 10**9
-"""The most random inputs any command draws (faithful works in chunks; 10^9 takes hours)."""
-MAX_MEMORY_SAMPLES = 10**8
-"""analyze and determinism hold all their samples at once (10^8 float32: 400 MB each array)."""
-
 
 FIT_MAX_DEGREE = 40
 """ulplab.fit.MAX_DEGREE, repeated so that building the parser does not import the fitter (a
@@ -115,14 +101,7 @@ def _out():
 # ---------------------------------------------------------------- analyze
 def cmd_analyze(args: argparse.Namespace) -> int:
     from ulplab.methods import select_methods
-    from ulplab.report import (
-        analysis_csv,
-        analysis_table,
-        check_writable,
-        method_detail,
-        write_json,
-        write_text,
-    )
+    from ulplab.report import analysis_csv, analysis_table, method_detail
     from ulplab.sweep import analyze
 
     if args.exhaustive:
@@ -161,9 +140,7 @@ def _sampled_bits(fmt: Format, args: argparse.Namespace) -> np.ndarray:
     if args.samples <= 0:
         raise UsageError("--samples must be positive")
     if args.range:
-        lo, hi = (parse_number(t.strip(), None) for t in args.range)
-        if not lo <= hi:
-            raise UsageError("--range needs LO <= HI")
+        lo, hi = parse_range(args.range, None)
         if fmt.exhaustive:
             bits = np.arange(fmt.n_patterns, dtype=np.int64).astype(fmt.uint)
             v = to_values(bits, fmt)
@@ -178,19 +155,15 @@ def _sampled_bits(fmt: Format, args: argparse.Namespace) -> np.ndarray:
 
 # ---------------------------------------------------------------- oracle / eval
 def _save_npy(path: str, arr: np.ndarray) -> None:
-    from ulplab.report import check_writable
+    import io
 
-    p = check_writable(path)
-    try:
-        with open(p, "wb") as fh:
-            np.save(fh, arr)
-    except OSError as exc:
-        raise UsageError(f"cannot write {p}: {exc.strerror}") from None
+    buf = io.BytesIO()
+    np.save(buf, arr)
+    write_bytes(path, buf.getvalue())
 
 
 def cmd_oracle(args: argparse.Namespace) -> int:
     from ulplab.oracle.table import oracle_table
-    from ulplab.report import check_writable
 
     fmt = _exhaustive_format(args.format)
     check_writable(args.output)
@@ -203,7 +176,6 @@ def cmd_oracle(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from ulplab.methods import get_method
-    from ulplab.report import check_writable
     from ulplab.sweep import method_outputs
 
     fmt = _exhaustive_format(args.format)
@@ -217,29 +189,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------- reference
-_BITS = re.compile(r"^[+-]?0x[0-9a-f]+$", re.IGNORECASE)
-
-
-def parse_number(text: str, fmt: Format | None) -> float:
-    """Decimal, hex float (0x1.8p+1) or, with a format, a bit pattern (0x3fc0)."""
-    t = text.strip()
-    if _BITS.match(t) and "p" not in t.lower():
-        if fmt is None:
-            raise UsageError(f"{text!r} looks like a bit pattern: give --format to read it")
-        value = int(t, 16)
-        if value < 0 or value >= fmt.n_patterns:
-            raise UsageError(f"bit pattern {text} does not fit in {fmt.name}")
-        return float(to_values(np.array([value]), fmt)[0])
-    try:
-        return float.fromhex(t) if "0x" in t.lower() else float(t)
-    except OverflowError:
-        raise UsageError(f"{text.strip()!r} is beyond every format's range: write inf for "
-                         "infinity") from None
-    except ValueError:
-        raise UsageError(f"malformed number {text!r}: expected a decimal, a hex float (0x1.8p+1) "
-                         "or a bit pattern with --format (0x3fc0)") from None
-
-
 def cmd_reference(args: argparse.Namespace) -> int:
     from ulplab.oracle.exact import exact_text
     from ulplab.oracle.table import evaluate
@@ -270,7 +219,7 @@ def cmd_reference(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- saturation
 def cmd_saturation(args: argparse.Namespace) -> int:
     from ulplab.analysis.saturation import saturation
-    from ulplab.report import check_writable, simple_table, write_json
+    from ulplab.report import simple_table
 
     fmt = _exhaustive_format(args.format)
     if args.json:
@@ -293,7 +242,7 @@ def cmd_saturation(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- formats / methods / functions
 def cmd_formats(args: argparse.Namespace) -> int:
-    from ulplab.report import check_writable, simple_table, write_json
+    from ulplab.report import simple_table
 
     policy = get_policy(args.denormals)
     fmts = [get_format(args.format)] if args.format else list(FORMATS.values())
@@ -398,8 +347,8 @@ def cmd_functions(args: argparse.Namespace) -> int:
 def cmd_crosscheck(args: argparse.Namespace) -> int:
     from ulplab.oracle.crosscheck import crosscheck_table
     from ulplab.oracle.table import oracle_table
+    from ulplab.progress import steps
     from ulplab.report import simple_table
-    from ulplab.report.progress import steps
     from ulplab.stats import hex_bits
 
     funcs = list(FUNCTIONS) if args.func == "all" else [get_function(args.func).name]
@@ -422,8 +371,8 @@ def cmd_crosscheck(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- fit
 def cmd_fit(args: argparse.Namespace) -> int:
     from ulplab.fit import MAX_DEGREE, fit, hex_float
-    from ulplab.report import check_writable, simple_table, write_json
-    from ulplab.report.progress import steps
+    from ulplab.progress import steps
+    from ulplab.report import simple_table
 
     if args.json:
         check_writable(args.json)
@@ -489,7 +438,7 @@ def _backend_list(text: str) -> list[str]:
 def cmd_peers(args: argparse.Namespace) -> int:
     from ulplab.methods import select_methods
     from ulplab.peers import BACKENDS, report_card
-    from ulplab.report import check_writable, peers_tables, write_json
+    from ulplab.report import peers_tables
 
     if args.exhaustive:
         from ulplab.cli.exhaustive import run_peers
@@ -520,16 +469,13 @@ def cmd_peers(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- export / determinism
 def cmd_export(args: argparse.Namespace) -> int:
     from ulplab.export import write_export
-    from ulplab.report import check_writable
 
     if args.output:
         check_writable(args.output)
-    from ulplab.export import ROUNDINGS, has_float32
+    from ulplab.export import ROUNDINGS
 
     if args.rounding not in ROUNDINGS:
         raise UsageError(f"unknown rounding {args.rounding!r}; valid: {', '.join(ROUNDINGS)}")
-    if args.rounding == "float32" and not has_float32(args.func):
-        raise UsageError(f"{args.func} has no correctly rounded float32 entry point yet")
     src = write_export(args.func, args.lang, args.output, args.rounding)
     if args.output:
         print(f"wrote the {args.lang} source of {args.func} to {args.output}")
@@ -539,14 +485,12 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_determinism(args: argparse.Namespace) -> int:
-    from ulplab.export import BACKENDS, ROUNDINGS, determinism, determinism_total, has_float32
-    from ulplab.report import check_writable, simple_table, write_json
-    from ulplab.report.progress import steps
+    from ulplab.export import BACKENDS, ROUNDINGS, determinism, determinism_total
+    from ulplab.progress import steps
+    from ulplab.report import simple_table
 
     if args.rounding not in ROUNDINGS:
         raise UsageError(f"unknown rounding {args.rounding!r}; valid: {', '.join(ROUNDINGS)}")
-    if args.rounding == "float32" and not has_float32(args.func):
-        raise UsageError(f"{args.func} has no correctly rounded float32 entry point yet")
     names = _backend_list(args.backends)
     for b in names:
         if b not in BACKENDS:
@@ -571,13 +515,13 @@ def cmd_determinism(args: argparse.Namespace) -> int:
 def cmd_faithful(args: argparse.Namespace) -> int:
     from ulplab.analysis.faithful import faithful_check
     from ulplab.export import det_kernel
-    from ulplab.report import check_writable, simple_table, write_json
-    from ulplab.report.progress import steps
+    from ulplab.progress import steps
+    from ulplab.report import simple_table
 
     if args.json:
         check_writable(args.json)
     with steps(f"faithful {args.func}", args.samples, not args.quiet) as advance:
-        res = faithful_check(args.func, det_kernel(args.func), args.samples, args.seed,
+        res = faithful_check(args.func, det_kernel(args.func, "odd"), args.samples, args.seed,
                              advance=advance)
     _out().print(simple_table(f"{args.func}: float32 results of det on random bit patterns",
                               ["inputs", "decided by the Arb oracle", "beyond 1 ULP",
@@ -591,15 +535,13 @@ def cmd_faithful(args: argparse.Namespace) -> int:
 
 def cmd_rounded(args: argparse.Namespace) -> int:
     from ulplab.analysis.rounded import rounded_check
-    from ulplab.export import ROUNDINGS, det_kernel, has_float32
-    from ulplab.report import check_writable, simple_table, write_json
-    from ulplab.report.progress import steps
+    from ulplab.export import ROUNDINGS, det_kernel
+    from ulplab.progress import steps
+    from ulplab.report import simple_table
 
     if args.rounding not in ROUNDINGS:
         raise UsageError(f"unknown rounding {args.rounding!r}; valid: {', '.join(ROUNDINGS)}")
     det_kernel(args.func)  # an unknown function is a usage error
-    if args.rounding == "float32" and not has_float32(args.func):
-        raise UsageError(f"{args.func} has no correctly rounded float32 entry point yet")
     if args.json:
         check_writable(args.json)
     with steps(f"rounded {args.func}", args.samples, not args.quiet) as advance:
@@ -628,12 +570,13 @@ def build_parser() -> argparse.ArgumentParser:
     _common(a, method=True)
     a.add_argument("--json", help="write every figure as JSON to this path")
     a.add_argument("--csv", help="write one row per method as CSV to this path")
-    a.add_argument("--worst", type=_whole(0), default=10, help="how many worst inputs to keep")
+    a.add_argument("--worst", type=whole(0, MAX_WORST), default=10,
+                   help="how many worst inputs to keep")
     a.add_argument("--details", action="store_true",
                    help="mean/max per region, and detail tables for every method")
-    a.add_argument("--samples", type=_whole(1, MAX_MEMORY_SAMPLES), default=100_000,
+    a.add_argument("--samples", type=whole(1, MAX_MEMORY_SAMPLES), default=100_000,
                    help="float32: how many sampled inputs (default 100000)")
-    a.add_argument("--seed", type=_whole(0), default=0, help="float32: sampling seed")
+    a.add_argument("--seed", type=whole(0), default=0, help="float32: sampling seed")
     a.add_argument("--range", nargs=2, metavar=("LO", "HI"),
                    help="only inputs in [LO, HI] (float32: sampled within it)")
     a.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -689,7 +632,7 @@ def build_parser() -> argparse.ArgumentParser:
     ft.add_argument("func", help=fn_help)
     ft.add_argument("--interval", nargs=2, metavar=("A", "B"), required=True,
                     help="bounds: numbers or expressions of pi, e, ln2, sqrt(), log()")
-    ft.add_argument("--degree", type=_whole(0, FIT_MAX_DEGREE), help="all monomials 0..N")
+    ft.add_argument("--degree", type=whole(0, FIT_MAX_DEGREE), help="all monomials 0..N")
     ft.add_argument("--monomials", help="comma-separated powers, e.g. 1,3,5,7")
     ft.add_argument("--coefficients", default="float32",
                     help="float32, bfloat16, float16 or exact")
@@ -715,7 +658,8 @@ def build_parser() -> argparse.ArgumentParser:
     pe.add_argument("--backends", help="comma-separated; default: every backend available")
     pe.add_argument("--callable", action="append", metavar="MODULE:FUNCTION",
                     help="a float32 -> float32 function to measure too (repeatable)")
-    pe.add_argument("--worst", type=_whole(0), default=6, help="worst inputs kept per backend")
+    pe.add_argument("--worst", type=whole(0, MAX_WORST), default=6,
+                    help="worst inputs kept per backend")
     pe.add_argument("--json", help="write the report card as JSON")
     pe.add_argument("--range", nargs=2, metavar=("LO", "HI"),
                     help="float32 with --exhaustive: every input in [LO, HI]")
@@ -730,16 +674,16 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("func", help=fn_help)
     ex.add_argument("--lang", required=True, help="c, numpy, torch, jax, cuda or triton")
     ex.add_argument("-o", "--output", help="output path (default: standard output)")
-    ex.add_argument("--rounding", default="odd",
-                    help="odd (default: what narrower formats round from) or float32 (the "
-                         "correctly rounded float32 entry point)")
+    ex.add_argument("--rounding", default="float32",
+                    help="float32 (default: the correctly rounded entry point, what ulplab.det "
+                         "returns) or odd (round-to-odd, what narrower formats round from)")
     ex.set_defaults(run=cmd_export)
 
     fa = sub.add_parser("faithful", help="float32 results of a det kernel within 1 ulp, on "
                         "random bit patterns (10^8 by default)")
     fa.add_argument("func", help=fn_help)
-    fa.add_argument("--samples", type=_whole(1, MAX_SAMPLES), default=100_000_000)
-    fa.add_argument("--seed", type=_whole(0), default=7)
+    fa.add_argument("--samples", type=whole(1, MAX_SAMPLES), default=100_000_000)
+    fa.add_argument("--seed", type=whole(0), default=7)
     fa.add_argument("--json", help="write checked, decided_by_oracle, unfaithful as JSON")
     fa.add_argument("--quiet", action="store_true", help="no progress bar")
     fa.set_defaults(run=cmd_faithful)
@@ -748,8 +692,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "float32) or rounded to odd (odd), on random bit patterns (10^8)")
     ro.add_argument("func", help=fn_help)
     ro.add_argument("--rounding", default="float32", help="float32 (default) or odd")
-    ro.add_argument("--samples", type=_whole(1, MAX_SAMPLES), default=100_000_000)
-    ro.add_argument("--seed", type=_whole(0), default=7)
+    ro.add_argument("--samples", type=whole(1, MAX_SAMPLES), default=100_000_000)
+    ro.add_argument("--seed", type=whole(0), default=7)
     ro.add_argument("--json", help="write checked, decided_by_arb, wrong as JSON")
     ro.add_argument("--quiet", action="store_true", help="no progress bar")
     ro.set_defaults(run=cmd_rounded)
@@ -759,9 +703,9 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("--backends", default="numpy,torch,jax,c",
                     help="comma-separated (GPU: torch-cuda, cuda, triton; triton runs on the "
                     "CPU in Triton's interpreter when TRITON_INTERPRET=1)")
-    de.add_argument("--samples", type=_whole(1, MAX_MEMORY_SAMPLES), default=10_000_000,
+    de.add_argument("--samples", type=whole(1, MAX_MEMORY_SAMPLES), default=10_000_000,
                     help="random float32 inputs besides the fixed sets (default 10^7)")
-    de.add_argument("--rounding", default="odd", help="odd (default) or float32")
+    de.add_argument("--rounding", default="float32", help="float32 (default) or odd")
     de.add_argument("--json", help="write backend, checked, mismatches as JSON")
     de.add_argument("--quiet", action="store_true", help="no progress bar")
     de.set_defaults(run=cmd_determinism)
@@ -809,7 +753,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ulplab.oracle.workers import worker_count
 
             worker_count()  # a malformed value is refused before any work
-        for option in ("json", "csv", "output"):
+        for option in ("json", "csv", "output", "checkpoint"):
             value = getattr(args, option, None)
             if value is not None and not value.strip():
                 flag = "-o/--output" if option == "output" else f"--{option}"

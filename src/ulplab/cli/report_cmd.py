@@ -14,7 +14,9 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from ulplab.cli.args import MAX_MEMORY_SAMPLES, MAX_WORST, whole
 from ulplab.errors import UsageError
+from ulplab.files import check_writable, write_bytes, write_json, write_text
 
 
 def _png_name(method: str, what: str) -> str:
@@ -26,10 +28,9 @@ def _png_name(method: str, what: str) -> str:
 def build_report(args: argparse.Namespace,
                  methods: list[Any]) -> tuple[str, dict[str, bytes], dict[str, Any]]:
     """(HTML page, PNG files by name, analysis JSON) of ``methods`` for the parsed arguments."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from ulplab.api import measure
     from ulplab.formats import get_format, get_policy
+    from ulplab.progress import steps
     from ulplab.report import html
     from ulplab.report.figures import error_figure, histogram_figure, png_bytes, region_figure
 
@@ -51,13 +52,11 @@ def build_report(args: argparse.Namespace,
             "<h2>Summary</h2>", html.summary_table(analysis["methods"]),
             "<h2>Max and mean ULP per region</h2>",
             html.png_img(pngs["regions.png"], "per-region max and mean ULP")]
-    with Progress(TextColumn("figures"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  transient=True, disable=args.quiet) as bar:
-        task = bar.add_task("figures", total=len(reports))
+    with steps("figures", len(reports), not args.quiet) as advance:
         for r in reports:
             for what, draw in (("error", error_figure), ("histogram", histogram_figure)):
                 pngs[_png_name(r.method, what)] = png_bytes(draw(r))
-            bar.advance(task)
+            advance()
     for r in reports:
         body += [f"<h2>{escape(r.method)}</h2>", '<div class="row">',
                  html.png_img(pngs[_png_name(r.method, "error")],
@@ -86,14 +85,9 @@ def build_report(args: argparse.Namespace,
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ulplab.methods import select_methods
-    from ulplab.report import check_writable, write_json, write_text
 
     if not (args.output or args.png is not None or args.json):
         raise UsageError("nothing to write: give -o FILE.html, --png DIR and/or --json FILE")
-    if args.worst < 0:
-        raise UsageError("--worst must be >= 0")
-    if args.determinism_samples < 1:
-        raise UsageError("--determinism-samples must be at least 1")
     if args.png is not None and not args.png.strip():
         raise UsageError("--png needs a directory name")
     methods = select_methods(args.func, args.method)
@@ -106,14 +100,21 @@ def cmd_report(args: argparse.Namespace) -> int:
     if png_dir is not None and not png_dir.is_dir() and (png_dir.exists()
                                                          or not png_dir.parent.is_dir()):
         raise UsageError(f"cannot write PNG files to {png_dir}: not a directory")
+    if png_dir is not None and png_dir.is_dir():  # each file it will get: regular, writable
+        for name in ["regions.png", *(_png_name(m.name, what) for m in methods
+                                      for what in ("error", "histogram"))]:
+            check_writable(png_dir / name)
     page, pngs, analysis = build_report(args, methods)
     if args.output:
         write_text(args.output, page)
         print(f"wrote {args.output}")
     if png_dir is not None:
-        png_dir.mkdir(exist_ok=True)
+        try:
+            png_dir.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot make {png_dir}: {exc.strerror}") from None
         for name, data in pngs.items():
-            (png_dir / name).write_bytes(data)
+            write_bytes(png_dir / name, data)
         print(f"wrote {len(pngs)} PNG files to {png_dir}")
     if args.json:
         write_json(args.json, analysis)
@@ -136,11 +137,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="write the self-contained HTML page here")
     p.add_argument("--png", metavar="DIR", help="write each figure as a PNG file in DIR")
     p.add_argument("--json", help="write the figures of the summary table as JSON")
-    p.add_argument("--worst", type=int, default=10, help="worst inputs listed per method")
+    p.add_argument("--worst", type=whole(0, MAX_WORST), default=10,
+                   help="worst inputs listed per method")
     p.add_argument("--peers", action="store_true", help="add the `ulplab peers` report card")
     p.add_argument("--determinism", action="store_true",
                    help="add the `ulplab determinism` table of the det kernel")
-    p.add_argument("--determinism-samples", type=int, default=100_000,
+    p.add_argument("--determinism-samples", type=whole(1, MAX_MEMORY_SAMPLES), default=100_000,
                    help="random float32 inputs for --determinism besides the fixed sets")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=cmd_report)

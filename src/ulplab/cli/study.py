@@ -14,7 +14,8 @@ from ulplab.errors import UsageError
 
 
 def cmd_study(args: argparse.Namespace) -> int:
-    from ulplab.report import check_writable, console, write_json
+    from ulplab.files import check_writable, write_json
+    from ulplab.report import console
     from ulplab.studies import RENDERERS, STUDIES
 
     names = list(STUDIES) if args.study == "all" else [args.study]

@@ -46,7 +46,7 @@ from ulplab.formats import (
 from ulplab.functions import get_function
 from ulplab.oracle.workers import pool_context, started_without_main, watch_main, worker_count
 from ulplab.oracle.ziv import correctly_rounded_array
-from ulplab.report.progress import progress_bar
+from ulplab.progress import progress_bar
 
 CHUNK = 1024
 

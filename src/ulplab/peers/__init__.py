@@ -36,7 +36,7 @@ from ulplab.functions import get_function
 from ulplab.inputs import input_set
 from ulplab.methods import Method
 from ulplab.peers.backends import BACKENDS, Unavailable, user_callable
-from ulplab.report.progress import steps
+from ulplab.progress import steps
 from ulplab.stats import summarize
 from ulplab.sweep import Outputs, compare, method_outputs, reference
 from ulplab.ulp import NO_INDEX, ordinal_bitwise

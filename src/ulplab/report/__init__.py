@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-import math
-import os
 import re
 import shutil
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from rich import box
@@ -18,7 +14,8 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from ulplab.errors import UsageError
+# for ulplab.export, ulplab.api and tests/test_studies.py until they import ulplab.files
+from ulplab.files import _clean, write_json, write_text  # noqa: F401
 
 
 class _WholeTables(Console):
@@ -171,52 +168,6 @@ def method_detail(m: dict[str, Any], fmt_name: str) -> list[Table]:
     return tables
 
 
-def _json_default(o: Any) -> Any:
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
-
-
-def _clean(o: Any) -> Any:
-    """Replace infinities (region bounds) by strings so the JSON is strict."""
-    if isinstance(o, float) and math.isinf(o):
-        return "inf" if o > 0 else "-inf"
-    if isinstance(o, float) and math.isnan(o):
-        return "nan"
-    if isinstance(o, dict):
-        return {k: _clean(v) for k, v in o.items()}
-    if isinstance(o, list | tuple):
-        return [_clean(v) for v in o]
-    return o
-
-
-def check_writable(path: str | Path) -> Path:
-    """Fail early, with one line, if ``path`` cannot be written."""
-    p = Path(path)
-    parent = p.parent if str(p.parent) else Path(".")
-    if p.is_dir():
-        raise UsageError(f"cannot write {p}: it is a directory")
-    if not parent.is_dir():
-        raise UsageError(f"cannot write {p}: directory {parent} does not exist")
-    # ask, without creating anything: a failed run leaves no empty file behind
-    if p.exists() and not os.access(p, os.W_OK):
-        raise UsageError(f"cannot write {p}: permission denied")
-    if not p.exists() and not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"cannot write {p}: directory {parent} is not writable")
-    return p
-
-
-def write_text(path: str | Path, text: str) -> None:
-    p = check_writable(path)
-    try:
-        p.write_text(text)
-    except OSError as exc:
-        raise UsageError(f"cannot write {p}: {exc.strerror}") from None
-
-
-def write_json(path: str | Path, data: Any) -> None:
-    write_text(path, json.dumps(_clean(data), indent=2, allow_nan=False, default=_json_default)
-               + "\n")
-
-
 def analysis_csv(result: dict[str, Any]) -> str:
     regions = [r["name"] for r in result["regions"]]
     head = ["function", "format", "method", "count", "max_ulp", "mean_ulp", "exact_fraction",
@@ -307,5 +258,5 @@ def simple_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any
     return _table(title, [(c, "left") for c in columns], [[str(c) for c in r] for r in rows])
 
 
-__all__ = ["analysis_csv", "analysis_table", "check_writable", "console", "method_detail",
-           "peers_tables", "simple_table", "write_json", "write_text"]
+__all__ = ["analysis_csv", "analysis_table", "console", "method_detail", "peers_tables",
+           "simple_table"]

@@ -10,6 +10,13 @@ bits asc)), so the result does not depend on chunking, worker count or the order
 A checkpoint file (JSON with a SHA-256 of its body, written to a temporary file and renamed)
 holds the finished chunks and the merged partial; a run given the same checkpoint continues.
 
+Inputs above ``dump_above`` never enter the merged partial or the checkpoint: each finished
+chunk's lines go to a file of their own (one per method) in a parts directory, beside the
+checkpoint (``CHECKPOINT.dump-parts/``) or, without one, a temporary directory beside the dump
+file; the checkpoint records each chunk's byte count. At the end the parts are concatenated, by
+method then by chunk start (so by input bits), into the dump file (atomically) and removed. A
+resumed run writes the same file, byte for byte, as an uninterrupted one.
+
 Methods are named, not shipped: ``det``, ``f32-naive`` or any registered name,
 ``peer:numpy`` / ``peer:libm`` / ``peer:torch`` ..., ``callable:module:function``; each worker
 resolves them itself.
@@ -17,16 +24,21 @@ resolves them itself.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import dataclasses
 import functools
 import hashlib
 import json
+import logging
 import math
 import os
+import re
+import shutil
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from ulplab.errors import UsageError
+from ulplab.files import check_writable, open_atomic, write_text
 from ulplab.formats import get_format, get_policy, to_values
 from ulplab.functions import get_function
 from ulplab.methods import Method, get_method
@@ -44,7 +57,8 @@ from ulplab.ulp import ulp_distance
 F32 = get_format("float32")
 ALL = ((0, 1 << 32),)
 """Every float32 bit pattern."""
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = 2
+"""2: the dumped inputs live in the parts directory, the checkpoint holds their byte counts."""
 BLOCK = 1 << 17
 """Inputs per inner block of a chunk: the oracle's float64 temporaries stay in cache and need no
 fresh pages (measured: a sweep of exp 2x faster than in whole 2^22 chunks; 2^16-2^17
@@ -85,28 +99,28 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
                 and np.array_equal(a.view(np.uint32)[~nan_a], b.view(np.uint32)[~nan_b]))
 
 
-_DET_ENTRIES = {"det": "odd", "det-float32": "float32"}
+_DET_ENTRIES = {"det": "float32", "det-odd": "odd"}
 """det methods -> the ``rounding`` of their ``ulplab.det.float32_kernel`` entry point."""
 
 
 @functools.cache
 def _compiled_det(function: str, spec: str) -> Method:
     """A det method through its compiled kernel (``ulplab.det.float32_kernel``: the C export,
-    10x faster than the NumPy kernel, the same bits by the golden hashes), after checking that
-    it gives the registered kernel's bits on 65,552 spread patterns; else the registered one."""
-    from ulplab.det import FUNCTIONS, float32_kernel
+    10x faster than the NumPy kernel), after checking that it gives the bits of the method's
+    NumPy definition (``Method.float32_impl``) on 65,552 spread patterns; else that NumPy
+    kernel itself."""
+    from ulplab.det import float32_kernel
 
     method = get_method(function, spec)
-    if function not in FUNCTIONS:
-        return method
-    rounding = _DET_ENTRIES[spec]
-    compiled = float32_kernel(function) if rounding == "odd" else float32_kernel(function,
-                                                                                  rounding)
+    numpy_kernel = method.float32_impl
+    assert numpy_kernel is not None
+    plain = dataclasses.replace(method, impl=numpy_kernel, takes="float32", compiled=None)
+    compiled = float32_kernel(function, _DET_ENTRIES[spec])
     probe = _PROBE.view(np.float32)
     with np.errstate(all="ignore"):
-        if not _same_bits(np.asarray(compiled(probe)), np.asarray(method(probe))):
-            return method
-    return dataclasses.replace(method, impl=compiled)
+        if not _same_bits(np.asarray(compiled(probe)), np.asarray(numpy_kernel(probe))):
+            return plain
+    return dataclasses.replace(plain, impl=compiled)
 
 
 @dataclass(frozen=True)
@@ -191,15 +205,16 @@ class MethodPartial:
             regions, self.dump + o.dump, self.inputs + o.inputs, self.agree + o.agree)
 
     def to_json(self) -> dict[str, Any]:
+        """Everything but ``dump`` (streamed to the parts directory, never checkpointed)."""
         return {"hist": [list(self.hist[0]), list(self.hist[1])], "ulp_sum": self.ulp_sum,
                 "nan_mismatches": self.nan_mismatches, "inf_mismatches": self.inf_mismatches,
                 "worst": self.worst, "mismatches": self.mismatches, "regions": self.regions,
-                "dump": self.dump, "inputs": self.inputs, "agree": self.agree}
+                "inputs": self.inputs, "agree": self.agree}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> MethodPartial:
         return cls((list(d["hist"][0]), list(d["hist"][1])), d["ulp_sum"], d["nan_mismatches"],
-                   d["inf_mismatches"], d["worst"], d["mismatches"], d["regions"], d["dump"],
+                   d["inf_mismatches"], d["worst"], d["mismatches"], d["regions"], [],
                    d["inputs"], d["agree"])
 
 
@@ -307,10 +322,33 @@ def _method_partial(x: np.ndarray, got: np.ndarray, exp: np.ndarray, ulp: np.nda
                          int(x.size), agree)
 
 
-def _run_block(job: Job, methods: Sequence[tuple[str, Method]], start: int, stop: int
-               ) -> Partial:
+class CallableFailed(UsageError):
+    """A ``callable:`` method raised, or returned the wrong dtype or shape, on a block."""
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
+
+
+def _outputs(spec: str, method: Method, job: Job, x: np.ndarray) -> np.ndarray:
+    """The method's result patterns on the block ``x``; a user callable's failure becomes one
+    line naming it, the block (its first input's bits and value, its size) and the error."""
     from ulplab.sweep import method_outputs
 
+    try:
+        with np.errstate(all="ignore"):  # overflow / invalid are results, not news
+            return method_outputs(method, F32, job.denormals, "nearest-even", x)[1]
+    except Exception as exc:
+        if not spec.startswith("callable:"):
+            raise
+        first = float(x[:1].view(np.float32)[0])
+        raise CallableFailed(f"{spec} failed on the block of {x.size:,} inputs from "
+                             f"0x{int(x[0]):08x} ({first!r}): {_first_line(exc)}") from None
+
+
+def _run_block(job: Job, methods: Sequence[tuple[str, Method]], start: int, stop: int
+               ) -> Partial:
     x = np.arange(start, stop, dtype=np.int64).astype(np.uint32)
     expected, arb = correctly_rounded32(job.function, x.view(np.float32), job.rounding,
                                         job.denormals)
@@ -318,8 +356,7 @@ def _run_block(job: Job, methods: Sequence[tuple[str, Method]], start: int, stop
     out = Partial(int(x.size), arb)
     es = _Side.of(expected)
     for spec, method in methods:
-        with np.errstate(all="ignore"):  # overflow / invalid are results, not news
-            _, got = method_outputs(method, F32, job.denormals, "nearest-even", x)
+        got = _outputs(spec, method, job, x)
         gs = _Side.of(got)
         # the flush-to-zero ordinal is the ulp module's; the IEEE one is computed here directly
         ulp = ulp_distance(got, expected, F32, ftz=True) if ftz else _ulp(gs, es)
@@ -449,15 +486,17 @@ def report(job: Job, state: Partial, seconds: float, swept: int | None = None
     }
 
 
-def dump_lines(state: Partial) -> list[str]:
-    """The inputs above --dump-above (and NaN/inf disagreements): one tab-separated line each."""
-    lines = ["method\tx_hex\tx\tgot_hex\texpected_hex\tulp"]
-    for name, m in state.methods.items():
-        for u, x, g, e in sorted(m.dump, key=lambda r: r[1]):
-            xv = float(to_values(np.array([x], np.uint32), F32)[0])
-            lines.append(f"{name}\t0x{x:08x}\t{xv!r}\t0x{g:08x}\t0x{e:08x}\t"
-                         f"{u if u >= 0 else 'nan/inf'}")
-    return lines
+DUMP_HEADER = "method\tx_hex\tx\tgot_hex\texpected_hex\tulp\n"
+"""The first line of a --dump-above file."""
+
+
+def dump_text(method: str, records: Sequence[Sequence[int]]) -> str:
+    """Dumped records (ulp, x, got, expected bits) of one method as tab-separated lines, by x."""
+    rows = sorted(records, key=lambda r: r[1])
+    xs = to_values(np.array([r[1] for r in rows], np.uint32), F32) if rows else []
+    return "".join(f"{method}\t0x{x:08x}\t{float(xv)!r}\t0x{g:08x}\t0x{e:08x}\t"
+                   f"{u if u >= 0 else 'nan/inf'}\n" for (u, x, g, e), xv in zip(rows, xs,
+                                                                                  strict=True))
 
 
 # ---------------------------------------------------------------- checkpoints
@@ -465,21 +504,19 @@ def _body_hash(body: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
-def save_checkpoint(path: str | Path, job: Job, done: Sequence[int], state: Partial) -> None:
-    """Atomic: written beside the target, flushed, then renamed over it."""
+def save_checkpoint(path: str | Path, job: Job, done: Sequence[int], state: Partial,
+                    dump_bytes: dict[int, int] | None = None) -> None:
+    """Atomic (``ulplab.files``: a temporary file beside the target, synced, renamed over it).
+    ``dump_bytes``: chunk start -> bytes of its dumped lines in the parts directory, for a run
+    that writes a dump file (None: the finished chunks' dumped lines were not kept)."""
     body = {"version": CHECKPOINT_VERSION, "job": job.key(), "done": sorted(done),
-            "state": state.to_json()}
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as fh:
-        json.dump({"sha256": _body_hash(body), "body": body}, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+            "state": state.to_json(),
+            "dump_bytes": None if dump_bytes is None else
+            {str(k): v for k, v in sorted(dump_bytes.items()) if v}}
+    write_text(path, json.dumps({"sha256": _body_hash(body), "body": body}))
 
 
-def load_checkpoint(path: str | Path, job: Job) -> tuple[set[int], Partial] | None:
-    """(finished chunk starts, merged partial), or None when there is no checkpoint yet."""
+def _read_checkpoint(path: str | Path, job: Job) -> dict[str, Any] | None:
     path = Path(path)
     if not path.exists() or path.stat().st_size == 0:  # empty: just created, nothing recorded
         return None
@@ -491,10 +528,136 @@ def load_checkpoint(path: str | Path, job: Job) -> tuple[set[int], Partial] | No
         ok = False
     if not ok:
         raise UsageError(f"checkpoint {path} is damaged (checksum); remove it to start over")
-    if body["version"] != CHECKPOINT_VERSION or body["job"] != job.key():
+    if body.get("version") != CHECKPOINT_VERSION:
+        raise UsageError(f"checkpoint {path} has format {body.get('version')!r}, this ulplab "
+                         f"reads {CHECKPOINT_VERSION}; remove it to start over")
+    if body["job"] != job.key():
         raise UsageError(f"checkpoint {path} belongs to another job; remove it or give "
                          "another --checkpoint path")
+    return body
+
+
+def load_checkpoint(path: str | Path, job: Job) -> tuple[set[int], Partial] | None:
+    """(finished chunk starts, merged partial), or None when there is no checkpoint yet."""
+    body = _read_checkpoint(path, job)
+    if body is None:
+        return None
     return set(body["done"]), Partial.from_json(body["state"])
+
+
+# ---------------------------------------------------------------- the dump file, streamed
+def dump_parts_dir(checkpoint: str | Path) -> Path:
+    """Where a checkpointed job keeps its finished chunks' dumped lines until the end:
+    ``CHECKPOINT.dump-parts/`` beside the checkpoint (refused when that name is taken by
+    something other than a directory)."""
+    target = Path(os.path.realpath(checkpoint))
+    parts = target.with_name(target.name + ".dump-parts")
+    if (parts.exists() or parts.is_symlink()) and not parts.is_dir():
+        raise UsageError(f"cannot keep the dump's parts in {parts}: it exists and is not a "
+                         "directory")
+    return parts
+
+
+_PART = re.compile(r"[0-9a-f]{8}-\d+\.tsv")
+"""A part's name: chunk start (8 hex digits), method index."""
+
+
+@dataclass
+class _DumpSpool:
+    """Each finished chunk's dumped lines in a file per method (``parts/START-I.tsv``), written
+    when the chunk finishes; ``assemble`` concatenates them into the dump file."""
+
+    job: Job
+    parts: Path
+    sizes: dict[int, int]  # chunk start -> bytes of its parts (what the checkpoint records)
+    temporary: bool  # a directory of this run only (no checkpoint): removed whatever happens
+
+    def _path(self, start: int, i: int) -> Path:
+        return self.parts / f"{start:08x}-{i}.tsv"
+
+    def clear(self) -> None:
+        """Remove every part (a fresh start: parts of an earlier job are not this one's)."""
+        for f in self.parts.iterdir():
+            if _PART.fullmatch(f.name):
+                f.unlink()
+
+    def add(self, start: int, part: Partial) -> None:
+        """Write ``part``'s dumped lines (replacing any of an unrecorded earlier attempt)."""
+        total = 0
+        for i, spec in enumerate(self.job.methods):
+            m = part.methods.get(spec)
+            path = self._path(start, i)
+            if m is None or not m.dump:
+                path.unlink(missing_ok=True)
+                continue
+            data = dump_text(spec, m.dump).encode()
+            with open_atomic(path) as fh:
+                fh.write(data)
+            total += len(data)
+        self.sizes[start] = total
+
+    def verify(self, done: set[int], checkpoint: str | Path | None) -> None:
+        """The parts of every finished chunk are there, at the recorded sizes."""
+        for start in sorted(done):
+            have = sum(p.stat().st_size for p in (self._path(start, i)
+                                                 for i in range(len(self.job.methods)))
+                       if p.exists())
+            if have != self.sizes.get(start, 0):
+                raise UsageError(
+                    f"checkpoint {checkpoint} records {self.sizes.get(start, 0):,} bytes of "
+                    f"dumped lines for the chunk at 0x{start:08x}, {self.parts} holds "
+                    f"{have:,} (its parts are removed once -o FILE is written): remove the "
+                    "checkpoint to sweep again")
+
+    def assemble(self, path: str | Path, done: set[int]) -> int:
+        """The dump file (atomically): the header, then by method, by chunk start, each part.
+        Returns the number of lines below the header."""
+        lines = 0
+        with open_atomic(path) as out:
+            out.write(DUMP_HEADER.encode())
+            for i in range(len(self.job.methods)):
+                for start in sorted(done):
+                    part = self._path(start, i)
+                    if not self.sizes.get(start) or not part.exists():
+                        continue  # no lines of this chunk, or none of this method
+                    with open(part, "rb") as fh:
+                        while block := fh.read(1 << 20):
+                            lines += block.count(b"\n")
+                            out.write(block)
+        return lines
+
+    def remove(self) -> None:
+        if self.temporary:
+            shutil.rmtree(self.parts, ignore_errors=True)
+            return
+        self.clear()
+        with contextlib.suppress(OSError):  # something else was put there: left alone
+            self.parts.rmdir()
+
+
+def _spool(job: Job, checkpoint: str | Path | None, dump_path: str | Path,
+           body: dict[str, Any] | None) -> _DumpSpool:
+    if checkpoint is None:
+        target = Path(os.path.realpath(dump_path))
+        parts = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.",
+                                      suffix=".dump-parts"))
+        return _DumpSpool(job, parts, {}, temporary=True)
+    parts = dump_parts_dir(checkpoint)
+    try:
+        parts.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot make {parts}: {exc.strerror}") from None
+    spool = _DumpSpool(job, parts, {}, temporary=False)
+    if body is None or not body["done"]:
+        spool.clear()
+        return spool
+    if body.get("dump_bytes") is None:
+        raise UsageError(f"checkpoint {checkpoint} was written by a run that kept no dump "
+                         "file: its finished chunks' lines are not on disk; remove it to "
+                         "start over")
+    spool.sizes = {int(k): v for k, v in body["dump_bytes"].items()}
+    spool.verify(set(body["done"]), checkpoint)
+    return spool
 
 
 # ---------------------------------------------------------------- running a job
@@ -506,38 +669,90 @@ def _in_process(job: Job, todo: list[tuple[int, int]], done: ChunkDone) -> None:
         done(s, e, run_chunk(job, s, e))
 
 
+@contextlib.contextmanager
+def _quiet_distributed() -> Iterator[None]:
+    """distributed's log lines off in this process while the job runs: a failed task comes back
+    as its exception from ``Future.result`` (and ends the run with it), so the "Compute Failed"
+    and shutdown messages only repeat it, with tracebacks, on standard error."""
+    log = logging.getLogger("distributed")
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
 def _on_dask(job: Job, todo: list[tuple[int, int]], done: ChunkDone, scheduler: str | None,
              workers: int) -> None:
     import dask
-    from distributed import Client, LocalCluster, as_completed
+    from distributed import Client, KilledWorker, LocalCluster, as_completed
 
-    if scheduler:
-        client = Client(scheduler)
-        cluster = None
-    else:
-        # Dask's nannies set MALLOC_TRIM_THRESHOLD_=65536 in their workers, which turns off
-        # glibc's adaptive mmap threshold: every temporary array of a chunk is then a fresh
-        # mmap, and NumPy runs ~10x slower (measured: a loop of array ops, 0.08 s CPU here,
-        # 0.79 s in such a worker). The job's own cluster keeps glibc's defaults.
-        # Without a dashboard the scheduler still serves /health and /metrics, by default on
-        # port 8787, and warns when another cluster holds it: a free port on 127.0.0.1 instead.
-        with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_":
-                              None}):
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address="127.0.0.1:0",
-                                   scheduler_kwargs={"dashboard": False}, host="127.0.0.1")
-        client = Client(cluster)
-    try:
-        futures = [client.submit(run_chunk, job, s, e, pure=False) for s, e in todo]
-        where = {f.key: c for f, c in zip(futures, todo, strict=True)}
-        for fut in as_completed(futures):
-            s, e = where[fut.key]
-            done(s, e, fut.result())
-            fut.release()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    with _quiet_distributed():
+        if scheduler:
+            client = Client(scheduler)
+            cluster = None
+        else:
+            # Dask's nannies set MALLOC_TRIM_THRESHOLD_=65536 in their workers, which turns off
+            # glibc's adaptive mmap threshold: every temporary array of a chunk is then a fresh
+            # mmap, and NumPy runs ~10x slower (measured: a loop of array ops, 0.08 s CPU here,
+            # 0.79 s in such a worker). The job's own cluster keeps glibc's defaults.
+            # Without a dashboard the scheduler still serves /health and /metrics, by default on
+            # port 8787, and warns when another cluster holds it: a free port on 127.0.0.1
+            # instead. silence_logs: the workers' and scheduler's log lines (see
+            # _quiet_distributed) stay off standard error.
+            with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_":
+                                  None}):
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                       dashboard_address="127.0.0.1:0",
+                                       scheduler_kwargs={"dashboard": False}, host="127.0.0.1",
+                                       silence_logs=logging.CRITICAL)
+            client = Client(cluster)
+        futures: list[Any] = []
+        try:
+            futures = [client.submit(run_chunk, job, s, e, pure=False) for s, e in todo]
+            where = {f.key: c for f, c in zip(futures, todo, strict=True)}
+            for fut in as_completed(futures):
+                s, e = where[fut.key]
+                try:
+                    part = fut.result()
+                except KilledWorker as exc:
+                    raise UsageError(f"the Dask workers running the chunk at 0x{s:08x} died "
+                                     f"({_first_line(exc)}); fewer --workers or a smaller "
+                                     "--chunk may fit in memory") from None
+                done(s, e, part)
+                fut.release()
+        finally:
+            if futures:
+                client.cancel(futures)
+            client.close()  # the client first, then the cluster it talks to
+            if cluster is not None:
+                cluster.close()
+
+
+def _check_job(job: Job) -> None:
+    """A job the engine can run, or a one-line ``UsageError``."""
+    if job.chunk < 1 or job.block < 1:
+        raise UsageError(f"chunk ({job.chunk}) and block ({job.block}) must be at least 1")
+    if job.worst < 0:
+        raise UsageError(f"worst must be at least 0, got {job.worst}")
+    if job.dump_above is not None and job.dump_above < 0:
+        raise UsageError(f"--dump-above must be at least 0, got {job.dump_above}")
+    for lo, hi in job.ranges:
+        if not 0 <= lo <= hi <= 1 << 32:
+            raise UsageError(f"bit range [0x{lo:x}, 0x{hi:x}) is not within the float32 "
+                             "patterns")
+
+
+def _worker_count(workers: int | None, scheduler: str | None) -> int:
+    """Local worker processes: 1 to os.cpu_count() (default: all of them)."""
+    cores = os.cpu_count() or 1
+    if workers is None or scheduler:
+        return cores
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= cores:
+        raise UsageError(f"workers {workers!r}: expected a whole number from 1 to {cores} (the "
+                         "cores of this machine, os.cpu_count())")
+    return workers
 
 
 def run_job(job: Job, workers: int | None = None, scheduler: str | None = None,
@@ -545,37 +760,69 @@ def run_job(job: Job, workers: int | None = None, scheduler: str | None = None,
             on_chunk: Callable[[int], None] | None = None,
             dump_path: str | Path | None = None) -> dict[str, Any]:
     """Run (or continue) ``job``; returns the report. ``workers=1`` without a scheduler runs in
-    this process; otherwise Dask (a LocalCluster of ``workers`` processes, or ``scheduler``).
-    ``on_chunk(n)`` is called after each finished chunk is recorded (n: chunks finished).
-    With ``job.dump_above`` the inputs above it are written to ``dump_path`` (``dump_lines``)."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+    this process; otherwise Dask (a LocalCluster of ``workers`` processes, from 1 to the number
+    of cores, default all; or ``scheduler``). ``on_chunk(n)`` is called after each finished
+    chunk is recorded (n: chunks finished). With ``job.dump_above`` the inputs above it are
+    streamed to ``dump_path`` (``dump_text`` lines, by method then input bits; ``dumped`` in
+    the report counts them); without ``dump_path`` they are not kept."""
+    from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
+
+    from ulplab.progress import progress_bar
 
     get_function(job.function)
+    _check_job(job)
+    workers = _worker_count(workers, scheduler)
     for spec in job.methods:
         resolve_method(job.function, spec)  # fail early, in one line
-    state, finished = Partial(), set()
     if checkpoint is not None:
-        loaded = load_checkpoint(checkpoint, job)
-        if loaded is not None:
-            finished, state = loaded
+        check_writable(checkpoint)
+    dumping = job.dump_above is not None and dump_path is not None
+    if dumping:
+        check_writable(dump_path)
+    body = _read_checkpoint(checkpoint, job) if checkpoint is not None else None
+    state, finished = Partial(), set()
+    if body is not None:
+        finished, state = set(body["done"]), Partial.from_json(body["state"])
+    spool = _spool(job, checkpoint, dump_path, body) if dumping else None
+    try:
+        out = _run(job, workers, scheduler, checkpoint, progress, on_chunk, state, finished,
+                   spool, progress_bar(progress, (TextColumn("{task.description}"), BarColumn(),
+                                                  TextColumn("{task.completed:,.0f}/"
+                                                             "{task.total:,.0f}"),
+                                                  TextColumn("{task.fields[rate]}"),
+                                                  TimeRemainingColumn())))
+        if spool is not None:
+            spool.verify(finished, checkpoint)
+            out["dumped"] = spool.assemble(dump_path, finished)
+            spool.remove()
+    finally:
+        if spool is not None and spool.temporary:
+            spool.remove()
+    return out
+
+
+def _run(job: Job, workers: int, scheduler: str | None, checkpoint: str | Path | None,
+         progress: bool, on_chunk: Callable[[int], None] | None, state: Partial,
+         finished: set[int], spool: _DumpSpool | None, bar: Any) -> dict[str, Any]:
     todo = [c for c in job.chunks() if c[0] not in finished]
-    workers = workers or os.cpu_count() or 1
     t0 = time.perf_counter()
     fresh = 0
-    columns = (TextColumn("{task.description}"), BarColumn(),
-               TextColumn("{task.completed:,.0f}/{task.total:,.0f}"),
-               TextColumn("{task.fields[rate]}"), TimeRemainingColumn())
-    with Progress(*columns, disable=not progress, transient=True) as bar:
+    with bar:
         task = bar.add_task(f"{job.function} float32", total=job.size,
                             completed=state.inputs, rate="")
 
         def done(s: int, e: int, part: Partial) -> None:
             nonlocal state, fresh
+            if spool is not None:
+                spool.add(s, part)  # on disk before the checkpoint records the chunk
+            for m in part.methods.values():
+                m.dump = []  # never merged: the state (and the checkpoint) stays small
             state = state.merge(part, job.worst)
             finished.add(s)
             fresh += e - s
             if checkpoint is not None:
-                save_checkpoint(checkpoint, job, finished, state)
+                save_checkpoint(checkpoint, job, finished, state,
+                                None if spool is None else spool.sizes)
             rate = fresh / max(time.perf_counter() - t0, 1e-9)
             bar.update(task, completed=state.inputs, rate=f"{rate / 1e6:.2f} M inputs/s")
             if on_chunk is not None:
@@ -586,26 +833,23 @@ def run_job(job: Job, workers: int | None = None, scheduler: str | None = None,
                 _in_process(job, todo, done)
             else:
                 _on_dask(job, todo, done, scheduler, workers)
-    out = report(job, state, time.perf_counter() - t0, fresh)
-    if job.dump_above is not None and dump_path is not None:
-        from ulplab.report import write_text
-
-        lines = dump_lines(state)
-        write_text(dump_path, "\n".join(lines) + "\n")
-        out["dumped"] = len(lines) - 1
-    return out
+    return report(job, state, time.perf_counter() - t0, fresh)
 
 
 def float32_bit_ranges(lo: float, hi: float) -> tuple[tuple[int, int], ...]:
-    """The bit-pattern ranges of every float32 in [lo, hi] (both zeros when 0 is inside)."""
+    """The bit-pattern ranges of every float32 in [lo, hi] (both zeros when 0 is inside);
+    none when no float32 lies in it."""
     if not lo <= hi:
         raise UsageError("--range needs LO <= HI")
     f = np.float32
-    a, b = f(lo), f(hi)
-    if a < lo:
+    with np.errstate(over="ignore"):  # beyond the largest float32: inf, then stepped back
+        a, b = f(lo), f(hi)
+    if float(a) < lo:  # compared in float64: NumPy would round lo to float32 first (NEP 50)
         a = np.nextafter(a, f(math.inf))
-    if b > hi:
+    if float(b) > hi:
         b = np.nextafter(b, f(-math.inf))
+    if a > b:  # no float32 lies in [lo, hi]
+        return ()
 
     def bits(v: Any) -> int:
         return int(np.array([v], np.float32).view(np.uint32)[0])
@@ -618,6 +862,7 @@ def float32_bit_ranges(lo: float, hi: float) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(out))
 
 
-__all__ = ["ALL", "BLOCK", "Job", "MethodPartial", "Partial", "dump_lines", "float32_bit_ranges",
-           "load_checkpoint", "method_stats", "report", "resolve_method", "run_chunk", "run_job",
+__all__ = ["ALL", "BLOCK", "DUMP_HEADER", "CallableFailed", "Job", "MethodPartial", "Partial",
+           "dump_parts_dir", "dump_text", "float32_bit_ranges", "load_checkpoint",
+           "method_stats", "report", "resolve_method", "run_chunk", "run_job",
            "save_checkpoint"]
