@@ -75,6 +75,17 @@ ISSUE = [
     # an empty range
     _c("analyze", "gelu", "--range", "0.1", "0.1"),
     _c("analyze", "gelu", "--range", "2", "1"),
+    # every float32: odd ranges, counts and combinations
+    *(_c("analyze", "exp", "--format", "float32", "--exhaustive", "--method", "f32-naive",
+         "--workers", "1", "--quiet", *extra) for extra in (
+        ("--range", "2", "1"), ("--range", "nan", "1"), ("--range", "1", "nan"),
+        ("--range", "1.00000001", "1.00000002"),  # no float32 between
+        ("--range", "1", "2", "--dump-above", "-1", "-o", "/tmp/ulplab-never-written.npy"),
+        ("--range", "1", "2", "--scheduler", "tcp://127.0.0.1:8786"),  # and --workers
+        ("--range", "1", "2", "--json", "/tmp/ulplab-never-written.npy", "--checkpoint",
+         "/tmp/ulplab-never-written.npy"))),
+    _c("analyze", "exp", "--format", "float32", "--samples", "0"),
+    _c("analyze", "exp", "--format", "float32", "--samples", "-3"),
 ]
 
 # valid base invocations, cheap to run once they are given one bad value
@@ -109,10 +120,10 @@ ODD = {
     "--method": ("", " ", ",", "nope"),
     "--samples": ("-1", "0", "abc", "1e3", "", "99999999999999"),
     "--seed": ("-1", "x", ""),
-    "--worst": ("-1", "many", ""),
-    "--json": ("", "/nonexistent-dir/x.json", "/tmp"),
-    "--csv": ("", "/nonexistent-dir/x.csv"),
-    "-o": ("", "/nonexistent-dir/x.npy", "/tmp"),
+    "--worst": ("-1", "many", "", "10001"),
+    "--json": ("", "/nonexistent-dir/x.json", "/tmp", "/dev/null"),
+    "--csv": ("", "/nonexistent-dir/x.csv", "/dev/null"),
+    "-o": ("", "/nonexistent-dir/x.npy", "/tmp", "/dev/null", "/dev/full"),
     "--lang": ("", "rust"),
     "--backends": ("", ",", "tensorflow"),
     "--degree": ("-1", "x", "100000000"),
@@ -122,10 +133,10 @@ ODD = {
     "--inputs": ("", "subnormal"),
     "--via": ("", "bfloat16", "nope"),
     "--png": ("", "/nonexistent-dir/figures"),
-    "--determinism-samples": ("-1", "0", "x"),
-    "--workers": ("-1", "x", ""),
-    "--chunk": ("0", "-5", "x"),
-    "--checkpoint": ("", "/nonexistent-dir/ck.json"),
+    "--determinism-samples": ("-1", "0", "x", "1.5"),
+    "--workers": ("-1", "0", "x", "", "1.5", "1000"),
+    "--chunk": ("0", "-5", "x", "4294967297"),
+    "--checkpoint": ("", "/nonexistent-dir/ck.json", "/dev/null", "/dev/full", "/tmp"),
     "--dump-above": ("-1", "x"),
     "--scheduler": ("", "http://", "tcp://"),
     "--range": ("",),
