@@ -12,6 +12,7 @@ import numpy as np
 
 from ulplab.formats import get_format, to_values
 from ulplab.oracle.table import evaluate
+from ulplab.ulp import ulp_distance
 
 F32 = get_format("float32")
 f32 = np.float32
@@ -59,6 +60,23 @@ def assert_round_to_odd(function: str, fn: Callable, xs: np.ndarray) -> None:
                            zip(bits(xs)[bad][:6], got[bad][:6], want[bad][:6], strict=True)]
 
 
+def assert_exact_or_faithful(function: str, fn: Callable, b: np.ndarray) -> None:
+    """fn at the float32 encodings ``b``: the canonical NaN where f is NaN, the correctly rounded
+    result bit for bit where f(x) is a float32 (exact cases) or either side is infinite, and
+    within 1 ULP of it everywhere else."""
+    b = np.asarray(b, np.uint32)
+    vals = to_values(b, F32)
+    got = bits(fn(b.view(f32)))
+    truth = evaluate(function, vals, F32)
+    exact = evaluate(function, vals, F32, "down") == evaluate(function, vals, F32, "up")
+    nan = np.isnan(to_values(truth, F32))
+    assert np.all(got[nan] == 0x7FC00000), "NaN results are the canonical quiet NaN"
+    u = ulp_distance(got, truth, F32)
+    bad = ~nan & ((exact & (got != truth)) | (u > 1) | ((u < 0) & (got != truth)))
+    assert not bad.any(), [(hex(x), hex(g), hex(t)) for x, g, t in
+                           zip(b[bad][:8], got[bad][:8], truth[bad][:8], strict=True)]
+
+
 def assert_special_table(fn: Callable, table: list[tuple[int, int]]) -> None:
     """fn maps each input encoding of ``table`` to its result encoding, bit for bit."""
     xs = np.array([b for b, _ in table], np.uint32).view(f32)
@@ -99,15 +117,16 @@ def float32_entry(function: str, compiled: bool = True) -> Callable:
     return det_kernel(function, "float32")
 
 
-def assert_correctly_rounded32(function: str, b: np.ndarray, compiled: bool = False) -> None:
-    """The float32 entry point gives the correctly rounded float32 f(x) (bits) for every
-    input encoding in ``b``."""
+def assert_correctly_rounded32(function: str, b: np.ndarray, compiled: bool = False,
+                               entry: Callable | None = None) -> None:
+    """The float32 entry point (``entry``, default ``float32_entry(function, compiled)``) gives
+    the correctly rounded float32 f(x) (bits) for every input encoding in ``b``."""
     from ulplab.oracle.fast32 import correctly_rounded32
 
     b = np.asarray(b).astype(np.uint32)
     x = b.view(f32)
     with np.errstate(all="ignore"):
-        got = float32_entry(function, compiled)(x).view(np.uint32)
+        got = (entry or float32_entry(function, compiled))(x).view(np.uint32)
     want, _ = correctly_rounded32(function, x)
     bad = np.flatnonzero(got != want)
     assert bad.size == 0, (function, bad.size,

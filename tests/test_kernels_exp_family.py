@@ -4,7 +4,7 @@ underflows (checked against the oracle after rounding to every narrow format), a
 constants against their regeneration.
 
 The exhaustive 0-ULP claims on bfloat16/float16/fp8 and the float32-guard check are in
-tests/test_methods.py; faithfulness on random float32 inputs is in tests/test_kernels.py.
+tests/test_methods.py; faithfulness on random float32 inputs is in tests/test_kernels_faithful.py.
 """
 
 import numpy as np

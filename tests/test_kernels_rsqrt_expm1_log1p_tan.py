@@ -4,8 +4,9 @@ float32 inputs against the oracle's round-to-odd, and every narrow-format input 
 directed rounding modes.
 
 The exhaustive 0-ULP claims (nearest-even) and the float32-guard check are in
-tests/test_methods.py; faithfulness on 10^6 random float32 inputs in tests/test_kernels.py; same
-bits on every export backend and the golden hashes in tests/test_export.py.
+tests/test_methods.py; faithfulness on 10^6 random float32 inputs in
+tests/test_kernels_faithful.py; same bits on every export backend and the golden hashes in
+tests/test_export.py.
 """
 
 import numpy as np

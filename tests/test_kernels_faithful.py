@@ -7,12 +7,12 @@ Exhaustive 0-ULP checks on every bfloat16/float16/fp8 input are the registered c
 import numpy as np
 import pytest
 
-from ulplab.formats import get_format, to_values
+from kernel_checks import assert_exact_or_faithful
+from ulplab.formats import get_format
 from ulplab.inputs import float32_between, float32_random
 from ulplab.kernels import exp as kexp
 from ulplab.methods import all_methods
 from ulplab.oracle.fast32 import correctly_rounded32
-from ulplab.oracle.table import evaluate
 from ulplab.ulp import ulp_distance
 
 F32 = get_format("float32")
@@ -30,19 +30,7 @@ def _id(m):
 
 @pytest.mark.parametrize("method", DET, ids=_id)
 def test_special_values_exact_or_faithful(method):
-    xs = SPECIAL_BITS.view(np.float32)
-    got = method(xs).view(np.uint32)
-    truth = evaluate(method.function, to_values(SPECIAL_BITS, F32), F32)
-    vals = to_values(SPECIAL_BITS, F32)
-    exact = evaluate(method.function, vals, F32, "down") == evaluate(method.function, vals, F32,
-                                                                      "up")
-    nan = np.isnan(to_values(truth, F32))
-    assert np.all(got[nan] == 0x7FC00000), "NaN results are the canonical quiet NaN"
-    mism = exact & ~nan & (got != truth)
-    assert not mism.any(), [(hex(b), hex(g), hex(t)) for b, g, t in
-                            zip(SPECIAL_BITS[mism], got[mism], truth[mism], strict=True)]
-    u = ulp_distance(got[~nan], truth[~nan], F32)
-    assert np.all((u >= 0) & (u <= 1)) or np.array_equal(got[~nan][u < 0], truth[~nan][u < 0])
+    assert_exact_or_faithful(method.function, method, SPECIAL_BITS)
 
 
 @pytest.mark.parametrize("method", DET, ids=_id)
