@@ -290,10 +290,13 @@ def test_det_sweeps_through_the_compiled_kernel(monkeypatch):
     from ulplab.sweep import exhaustive
 
     assert resolve_method("exp", "det").impl.__name__ == "ulplab_exp_native"
+    assert resolve_method("exp", "det-odd").impl.__name__ == "ulplab_exp_native_odd"
     exhaustive._compiled_det.cache_clear()
     monkeypatch.setattr(exhaustive, "_same_bits", lambda a, b: False)
-    try:  # a compiled kernel that disagrees with the registered one is not used
-        assert resolve_method("exp", "det").impl is get_method("exp", "det").impl
+    try:  # a compiled kernel that disagrees with the NumPy definition is not used
+        for spec in ("det", "det-odd"):
+            m = resolve_method("exp", spec)
+            assert m.takes == "float32" and m.impl is get_method("exp", spec).float32_impl
     finally:
         exhaustive._compiled_det.cache_clear()
 

@@ -14,21 +14,21 @@ Traps covered, each by name:
 * Vector vs scalar paths: one-element calls against long arrays, on every backend.
 """
 
+import importlib.util
 import json
 import re
 import shutil
 import subprocess
-from importlib import resources
 
 import numpy as np
 import pytest
 
+from conftest import missing, needs, with_needs
 from ulplab.export import DEFAULT_BACKENDS as BACKENDS
 from ulplab.export import determinism, export_source, golden_hash, load
-from ulplab.methods import all_methods
+from ulplab.kernels import registry
 
-DET = sorted(m.function for m in all_methods() if m.name == "det")
-GOLDEN = json.loads(resources.files("ulplab.kernels").joinpath("golden.json").read_text())
+DET = sorted(registry.functions())
 
 
 def test_every_function_of_the_issue_has_a_kernel():
@@ -37,6 +37,7 @@ def test_every_function_of_the_issue_has_a_kernel():
                         "tan"}
 
 
+@needs("torch", "jax")
 @pytest.mark.parametrize("func", DET)
 def test_backends_give_identical_bits(func):
     # 30,000 random in the default tier (the whole suite's time; the golden hashes below add
@@ -49,20 +50,27 @@ def test_backends_give_identical_bits(func):
 
 
 @pytest.mark.slow
+@needs("torch", "jax")
 @pytest.mark.parametrize("func", DET)
 def test_backends_identical_on_ten_million_inputs(func):
     res = determinism(func, BACKENDS, samples=10_000_000)
     assert all(r["mismatches"] == 0 for r in res["backends"]) and not res["skipped"]
 
 
+@pytest.mark.parametrize("rounding", ["float32", "odd"])
 @pytest.mark.parametrize("func", DET)
-def test_golden_hashes(func):
-    assert golden_hash(func) == GOLDEN[func], "the NumPy kernel's bits changed"
-    for b in ("torch", "jax", "c"):
-        assert golden_hash(func, load(func, b)) == GOLDEN[func], b
+def test_golden_hashes(func, rounding):
+    """Both entry points' bits on the golden set, NumPy kernel and every backend, against the
+    hashes of the registry."""
+    want = registry.get(func).golden[rounding]
+    assert golden_hash(func, rounding=rounding) == want, "the NumPy kernel's bits changed"
+    for b in ("c", "torch", "jax"):
+        if missing(b):  # after NumPy and C are checked
+            pytest.skip(f"needs {b} (not installed)")
+        assert golden_hash(func, load(func, b, rounding)) == want, b
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", with_needs(BACKENDS))
 def test_scalar_and_vector_paths_agree(backend):
     fn = load("gelu", backend)
     xs = np.random.default_rng(3).integers(0, 2**32, 3000, dtype=np.uint64).astype(
@@ -72,6 +80,7 @@ def test_scalar_and_vector_paths_agree(backend):
     assert np.array_equal(single, long[::61])
 
 
+@needs("torch", "jax")
 def test_nan_inputs_give_the_canonical_nan_everywhere():
     xs = np.array([0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFBFFFFF, 0x7FFFFFFF],
                   np.uint32).view(np.float32)
@@ -112,6 +121,7 @@ def test_fma_contraction_changes_bits(tmp_path):
     assert not np.array_equal(outs["fast"], outs["off"])  # contracted into an FMA: other bits
 
 
+@needs("torch", "jax")
 def test_export_header_and_cli(tmp_path, capsys):
     from ulplab.cli.main import main
 
@@ -131,3 +141,23 @@ def test_export_header_and_cli(tmp_path, capsys):
     rows = json.loads(j.read_text())["backends"]
     assert {r["backend"] for r in rows} == set(BACKENDS)
     assert all({"backend", "checked", "mismatches"} <= set(r) for r in rows)
+
+
+def test_exported_numpy_module_is_det_bit_for_bit(tmp_path):
+    """``ulplab export exp --lang numpy`` (the default entry point) gives the bits of
+    ``ulplab.det.exp`` on 10^6 random float32 patterns: det means one thing."""
+    from ulplab import det
+    from ulplab.cli.main import main
+
+    path = tmp_path / "exp_export.py"
+    assert main(["export", "exp", "--lang", "numpy", "-o", str(path)]) == 0
+    spec = importlib.util.spec_from_file_location("exp_export", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = np.random.default_rng(18).integers(0, 2**32, 10**6, dtype=np.uint64).astype(
+        np.uint32).view(np.float32)
+    with np.errstate(all="ignore"):
+        got = module.kernel(x).view(np.uint32)
+    assert np.array_equal(got, det.exp(x).view(np.uint32))
+    odd = det.exp(x, rounding="odd").view(np.uint32)
+    assert not np.array_equal(got, odd)  # the round-to-odd entry point is another one

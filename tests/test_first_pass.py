@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from ulplab.analysis.first_pass import CASES, measure
 from ulplab.export import det_kernel
-from ulplab.kernels import core, exceptions, kernel_entry
+from ulplab.kernels import core, exceptions, registry
 from ulplab.kernels import log as klog
 from ulplab.kernels import trig as ktrig
 from ulplab.kit import fma, run_guarded
@@ -24,7 +24,7 @@ from ulplab.methods import all_methods
 
 f32 = np.float32
 FIRST = sorted(m.function for m in all_methods()
-               if m.name == "det" and kernel_entry(m.function).get("first_pass"))
+               if m.name == "det" and registry.get(m.function).entry().get("first_pass"))
 # the thresholds each first pass selects or branches at (both signs are tried, +-4 ulps)
 THRESHOLDS = {
     "exp": [-86.5, 88.7, 88.72283, -103.97208, 2.0**-25, 0.0054],
@@ -75,7 +75,7 @@ def _flagged(y: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("func", FIRST)
 def test_first_pass_gives_the_entry_point_bits_where_it_decides(func: str) -> None:
     x = _inputs(func)
-    first = kernel_entry(func)["first_pass"]
+    first = registry.get(func).entry()["first_pass"]
     with np.errstate(all="ignore"):
         got = first(x)
         want = det_kernel(func, "float32")(x)
@@ -88,7 +88,7 @@ def test_first_pass_gives_the_entry_point_bits_where_it_decides(func: str) -> No
 @pytest.mark.parametrize("func", FIRST)
 def test_first_pass_is_float32_arithmetic_only(func: str) -> None:
     x = _inputs(func)[:5000]
-    first = kernel_entry(func)["first_pass"]
+    first = registry.get(func).entry()["first_pass"]
     with np.errstate(all="ignore"):
         guarded = run_guarded(first, x)
         plain = first(x)
@@ -99,7 +99,7 @@ def test_first_pass_is_float32_arithmetic_only(func: str) -> None:
 def test_first_pass_flags_few_ordinary_inputs(func: str) -> None:
     x = np.random.default_rng(5).uniform(*ORDINARY[func], 1 << 16).astype(f32)
     with np.errstate(all="ignore"):
-        share = _flagged(kernel_entry(func)["first_pass"](x)).mean()
+        share = _flagged(registry.get(func).entry()["first_pass"](x)).mean()
     assert share < FLAG_SHARE[func]
 
 

@@ -9,18 +9,17 @@ import json
 import re
 import shutil
 import subprocess
-from importlib import resources
 
 import numpy as np
 import pytest
 
 from ulplab.export import GPU_BACKENDS, det_kernel, determinism, export_source, golden_hash, load
 from ulplab.export.trace import trace
-from ulplab.methods import all_methods
+from ulplab.kernels import registry
 
-DET = sorted(m.function for m in all_methods() if m.name == "det")
+DET = sorted(registry.functions())
 NVCC = shutil.which("nvcc")
-GOLDEN = json.loads(resources.files("ulplab.kernels").joinpath("golden.json").read_text())
+GOLDEN = {f: k.golden["float32"] for f, k in registry.kernels().items()}  # the default entry
 HAVE_TRITON = importlib.util.find_spec("triton") is not None
 needs_triton = pytest.mark.skipif(not HAVE_TRITON,
                                   reason="triton is not installed (pip install 'ulplab[gpu]')")

@@ -1,21 +1,20 @@
 """The compiled det kernels (ulplab.export.native): every build variant gives the golden bits, the
 main loop vectorizes, the build is cached, and NumPy buffers are used in place."""
 
-import json
 import shutil
 import subprocess
-from importlib import resources
 
 import numpy as np
 import pytest
 
 from ulplab.errors import UsageError
 from ulplab.export import export_source, golden_hash, native
-from ulplab.kernels import kernel_entry
+from ulplab.kernels import registry
 from ulplab.methods import all_methods
 
-DET = sorted(m.function for m in all_methods() if m.name == "det")
-GOLDEN = json.loads(resources.files("ulplab.kernels").joinpath("golden.json").read_text())
+DET = sorted(registry.functions())
+GOLDEN = {f: k.golden["odd"] for f, k in registry.kernels().items()}
+GOLDEN32 = {f: k.golden["float32"] for f, k in registry.kernels().items()}
 CC = shutil.which("cc") or shutil.which("gcc")
 pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler on this machine")
 
@@ -25,11 +24,7 @@ pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler on this machin
 def test_every_build_variant_gives_the_golden_bits(func, variant):
     if variant not in native.runnable_variants():
         pytest.skip(f"this CPU cannot run the {variant} build")
-    assert golden_hash(func, native.kernel(func, variant)) == GOLDEN[func]
-
-
-GOLDEN32 = json.loads(resources.files("ulplab.kernels").joinpath("golden_float32.json")
-                      .read_text())
+    assert golden_hash(func, native.kernel(func, variant, "odd")) == GOLDEN[func]
 
 
 RUNNER_CASES = [(f, native.best_variant()) for f in DET if f in GOLDEN32] + [
@@ -56,7 +51,7 @@ def test_the_main_loop_vectorizes(func, march, tmp_path):
     if "Free Software Foundation" not in version:
         pytest.skip("the vectorization report checked here is gcc's")
     src = tmp_path / f"{func}.c"
-    text = export_source(func, "c")
+    text = export_source(func, "c", "odd")
     src.write_text(text)
     loop_line = text.splitlines().index("    for (long i = 0; i < n; i++) {") + 1
     res = subprocess.run([CC, *native.BASE_FLAGS[:4], f"-march={march}", "-fopt-info-vec",
@@ -67,7 +62,7 @@ def test_the_main_loop_vectorizes(func, march, tmp_path):
         in res.stderr, res.stderr[-2000:]
 
 
-FIRST_PASS = [f for f in DET if kernel_entry(f).get("first_pass")]
+FIRST_PASS = [f for f in DET if registry.get(f).entry().get("first_pass")]
 
 
 @pytest.mark.parametrize("func", FIRST_PASS)
@@ -80,8 +75,8 @@ def test_the_first_pass_loop_vectorizes(func, tmp_path):
     version = subprocess.run([CC, "--version"], capture_output=True, text=True).stdout
     if "Free Software Foundation" not in version:
         pytest.skip("the vectorization report checked here is gcc's")
-    text = emit_c(trace(kernel_entry(func)["first_pass"]), f"ulplab_{func}_first", "first pass",
-                  dialect="c")
+    text = emit_c(trace(registry.get(func).entry()["first_pass"]), f"ulplab_{func}_first",
+                  "first pass", dialect="c")
     src = tmp_path / f"{func}.c"
     src.write_text(text)
     loop_line = text.splitlines().index("    for (long i = 0; i < n; i++) {") + 1
@@ -125,7 +120,7 @@ def test_unknown_variant_is_a_usage_error():
         native.build("exp", "sse9")
 
 
-FAST = [f for f in DET if kernel_entry(f).get("fast_path")]
+FAST = [f for f in DET if registry.get(f).entry().get("fast_path")]
 
 
 @pytest.mark.parametrize("func", FAST)
@@ -135,7 +130,7 @@ def test_fast_path_runs_give_the_kernel_bits(func):
     a tail shorter than a block)."""
     from ulplab.export import det_kernel
 
-    below, _ = kernel_entry(func)["fast_path"]
+    below, _ = registry.get(func).entry()["fast_path"]
     rng = np.random.default_rng(5)
     n = 9 * native.CHUNK + 123
     small = rng.uniform(-4000, 4000, n).astype(np.float32)
@@ -145,9 +140,7 @@ def test_fast_path_runs_give_the_kernel_bits(func):
     cases[1][[5, 3 * native.CHUNK + 7, n - 1]] = edge[[1, 2, 3]]
     cases[2][:: native.CHUNK] = big[:: native.CHUNK]
     cases[3][-4:] = edge
-    from ulplab.export import has_float32
-
-    for rounding in ("odd", "float32") if has_float32(func) else ("odd",):
+    for rounding in ("odd", "float32"):
         kern, ref = native.kernel(func, rounding=rounding), det_kernel(func, rounding)
         for x in cases:
             with np.errstate(all="ignore"):
@@ -162,8 +155,9 @@ def test_det_methods_run_compiled_with_the_numpy_bits():
 
     xs = np.concatenate([v for k, v in input_sets(20_000).items()
                          if k in ("special", "powers_of_two", "random_float32")])
-    for m in (m for m in all_methods() if m.name == "det"):
-        assert m.compiled is not None and float32_kernel(m.function).__name__.endswith("_native")
+    for m in (m for m in all_methods() if m.name == "det-odd"):
+        assert m.compiled is not None and float32_kernel(m.function, "odd").__name__.endswith(
+            "_native_odd")
         with np.errstate(all="ignore"):
             assert np.array_equal(m(xs).view(np.uint32), m.impl(xs).view(np.uint32)), m.function
 

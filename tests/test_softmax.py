@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from ulplab import det
+from ulplab.det.softmax import softmax_c, softmax_numpy
 from ulplab.errors import UsageError
-from ulplab.export.softmax import softmax_c, softmax_numpy
 
 torch = pytest.importorskip("torch")
 jax = pytest.importorskip("jax")

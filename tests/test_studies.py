@@ -141,7 +141,7 @@ def test_sanity_all_checks_pass(fmt):
 
 
 def test_renderers_and_json(tmp_path):
-    from ulplab.report import write_json
+    from ulplab.files import write_json
 
     res = run_study("cost-model", "bfloat16")
     assert RENDERERS["cost-model"](res)

@@ -14,8 +14,6 @@ from __future__ import annotations
 import types
 from typing import Any
 
-from ulplab import formats as _formats_package
-
 __version__ = "0.1.0"
 
 _API = ("Report", "WorstInput", "analyze", "correctly_rounded", "ulp_distance")
@@ -32,15 +30,12 @@ class _CallablePackage(types.ModuleType):
         return getattr(api, self.__name__.rsplit(".", 1)[1])(*args, **kwargs)
 
 
-_formats_package.__class__ = _CallablePackage
-
-
 def __getattr__(name: str) -> Any:
     """The API is imported on first use, so that ``import ulplab`` (and the CLI) stays light."""
-    if name == "oracle":  # the package, callable; imported on first use (ulplab.det needs none)
+    if name in ("det", "formats", "oracle"):  # imported on first use: import ulplab is light
         import importlib
 
-        return importlib.import_module("ulplab.oracle")
+        return importlib.import_module(f"ulplab.{name}")
     if name in _API:
         from ulplab import api
 
@@ -48,5 +43,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'ulplab' has no attribute {name!r}")
 
 
-__all__ = ["Report", "WorstInput", "__version__", "analyze", "correctly_rounded", "formats",
-           "oracle", "ulp_distance"]
+__all__ = ["Report", "WorstInput", "__version__", "analyze", "correctly_rounded", "det",
+           "formats", "oracle", "ulp_distance"]

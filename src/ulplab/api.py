@@ -234,7 +234,7 @@ class Report:
 
     def to_json(self, indent: int | None = 2) -> str:
         """The JSON text of ``to_dict()``; ``indent``: None (one line) or an integer >= 0."""
-        from ulplab.report import _clean
+        from ulplab.files import _clean
 
         if indent is not None:
             indent = check_count("indent", indent)

@@ -3,7 +3,7 @@
 Operators (``torch.library``; opaque to torch.compile, so they survive it with the same bits):
 ``torch.ops.ulplab.<func>(x)`` for every function of ``ulplab.det`` (x: CPU float32, any device
 for bfloat16/float16/fp8, as ``ulplab.det``), and ``torch.ops.ulplab.<func>_backward(grad, x)``
-for gelu, gelu_tanh, silu, softplus, tanh, sigmoid (CPU).
+for every function of ``ulplab.det.DIFFERENTIABLE`` (CPU).
 
 Modules, drop-in replacements with autograd: ``GELU(approximate="none"|"tanh")``, ``SiLU``,
 ``Softplus`` (beta=1, threshold=20 as torch's default: the det kernel is the exact softplus at
@@ -19,8 +19,10 @@ grad = ±1, dx is the correctly rounded ±f'(x); for other grads in a narrow dty
 rounded twice (to float32, then to the dtype), as torch's own backward rounds it.
 At x = -inf gelu_grad gives -0 (the limit, approached from below), at x = ±inf tanh_grad +0.
 
-The other derivatives are computed in float32 from the det kernels' results by the float32
-operations written in ``_DERIVATIVES`` (each rounded to nearest-even, no FMA, in this order):
+The derivatives are ``ulplab.det.derivative``: the registry's derivative kernel where there is
+one (gelu, tanh above; exp -> exp, sin -> cos, softplus -> sigmoid), else computed in float32 from
+the det kernels' results by the float32 operations of ``ulplab.det.core.FORMULAS`` (each rounded
+to nearest-even, no FMA, in this order):
 deterministic, bit-identical in eager and compiled mode, but not claimed correctly rounded (the
 det results they use are float32 rounded to odd, within 1 ulp; forms that cancel near saturation
 are avoided). softplus' = det sigmoid(x); sigmoid' = s * (1 - s) with s = det sigmoid(-|x|);
@@ -36,69 +38,8 @@ import numpy as np
 import torch
 
 from ulplab import det
+from ulplab.det import derivative
 from ulplab.errors import UsageError
-from ulplab.kit.ops import f32hex
-
-F32 = np.float32
-ONE = F32(1.0)
-SQRT_2_OVER_PI = f32hex("0x1.988454p-1")  # sqrt(2/pi), the tanh form's constant
-GELU_TANH_A = f32hex("0x1.6e4e26p-5")  # 0.044715 rounded to float32
-GELU_TANH_3A = f32hex("0x1.12ba9ep-3")  # 3 * 0.044715 rounded to float32
-
-
-def _k(func: str, x: np.ndarray) -> np.ndarray:
-    return det.float32_kernel(func)(x)
-
-
-def _d_sigmoid(x: np.ndarray) -> np.ndarray:
-    small = _k("sigmoid", -np.abs(x))  # s(1 - s) is even; 1 - small >= 1/2 does not cancel
-    return small * (ONE - small)
-
-
-def _d_silu(x: np.ndarray) -> np.ndarray:
-    return _k("sigmoid", x) * (ONE + x * _k("sigmoid", -x))  # 1 - s as sigmoid(-x)
-
-
-def _d_softplus(x: np.ndarray) -> np.ndarray:
-    return _k("sigmoid", x)
-
-
-def _d_tanh(x: np.ndarray) -> np.ndarray:
-    return _k("tanh_grad", x)  # the det kernel: +0 at ±inf
-
-
-def _d_gelu(x: np.ndarray) -> np.ndarray:
-    return _k("gelu_grad", x)  # the det kernel: 1 at +inf, -0 at -inf
-
-
-def _d_gelu_tanh(x: np.ndarray) -> np.ndarray:
-    # 0.5 (1 + tanh u) = sigmoid(2u) and 1 - tanh^2 u = 4 sigmoid(2u) sigmoid(-2u): no cancellation
-    x2 = x * x
-    two_u = F32(2.0) * (SQRT_2_OVER_PI * (x + GELU_TANH_A * x2 * x))
-    sp, sn = _k("sigmoid", two_u), _k("sigmoid", -two_u)
-    du = SQRT_2_OVER_PI * (ONE + GELU_TANH_3A * x2)
-    return sp + x * ((F32(2.0) * sp * sn) * du)
-
-
-_DERIVATIVES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "gelu": _d_gelu, "gelu_tanh": _d_gelu_tanh, "silu": _d_silu, "softplus": _d_softplus,
-    "tanh": _d_tanh, "sigmoid": _d_sigmoid,
-}
-_LIMIT_AT_INF = {"gelu_tanh", "silu", "softplus"}  # 1 at +inf, 0 at -inf
-_ZERO_AT_INF = {"sigmoid"}  # (gelu and tanh: their kernels' values)
-
-
-def derivative(func: str, x: np.ndarray) -> np.ndarray:
-    """The float32 derivative of ``func`` at float32 ``x`` (the det derivative kernel for gelu
-    and tanh, else the documented formula)."""
-    x = np.ascontiguousarray(x, dtype=np.float32)
-    with np.errstate(all="ignore"):
-        d = _DERIVATIVES[func](x)
-        if func in _LIMIT_AT_INF:
-            d = np.where(np.isinf(x), (x > 0).astype(np.float32), d)
-        elif func in _ZERO_AT_INF:
-            d = np.where(np.isinf(x), F32(0.0), d)
-    return d
 
 
 def _forward_op(func: str) -> Callable[[torch.Tensor], torch.Tensor]:
@@ -134,7 +75,7 @@ def _backward_op(func: str) -> Callable[[torch.Tensor, torch.Tensor], torch.Tens
 
 
 OPS = {func: _forward_op(func) for func in det.FUNCTIONS}
-BACKWARD_OPS = {func: _backward_op(func) for func in _DERIVATIVES}
+BACKWARD_OPS = {func: _backward_op(func) for func in sorted(det.DIFFERENTIABLE)}
 
 
 def _register_autograd(func: str) -> None:
@@ -150,7 +91,7 @@ def _register_autograd(func: str) -> None:
     OPS[func].register_autograd(backward, setup_context=setup_context)
 
 
-for _func in _DERIVATIVES:
+for _func in BACKWARD_OPS:
     _register_autograd(_func)
 
 

@@ -35,12 +35,9 @@ FLAG_BITS = np.uint32(0x7FC00001)
 
 def kernel_info(func: str) -> dict:
     """The ``KERNELS`` entry of ``func``'s det kernel (its impl and its error bound)."""
-    from ulplab.kernels import kernel_entry
+    from ulplab.kernels import registry
 
-    try:
-        return kernel_entry(func)
-    except KeyError:
-        raise UsageError(f"no det kernel for {func!r}") from None
+    return registry.get(func).entry()  # an unknown function: UsageError
 
 
 def flag_kernel(func: str) -> Callable[[np.ndarray], np.ndarray]:
@@ -112,8 +109,8 @@ def exceptions_of(func: str, undecided: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 def nearest_hash(func: str) -> str:
     """Golden hash of the nearest-mode kernel (no exception table): what a table was made for."""
-    from ulplab.export import golden_hash
     from ulplab.kernels.core import rounding
+    from ulplab.kernels.golden import golden_hash
 
     impl = kernel_info(func)["impl"]
 

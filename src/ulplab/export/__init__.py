@@ -1,12 +1,13 @@
 """Export of the deterministic kernels, and the check that every backend gives the same bits.
 
-``export_source(func, lang)`` traces the ``det`` kernel of ``func`` (``trace``) and writes it as
-self-contained C, CUDA C, Triton, NumPy, PyTorch or JAX source; ``load(func, backend)`` builds
-that source (C with the system compiler, ``-O3 -ffp-contract=off``, cached:
-``ulplab.export.native``) and returns a float32 -> float32 callable (backend ``c``: the best build
-this CPU runs; ``c-avx512``, ``c-avx2``, ``c-portable``, ``c-O0``: one build variant each;
-``torch-cuda``, ``cuda``: on a CUDA GPU; ``triton``: on a CUDA GPU, or in Triton's interpreter on
-the CPU when ``TRITON_INTERPRET=1``);
+``export_source(func, lang)`` traces the ``det`` kernel of ``func`` (``trace``) — its correctly
+rounded float32 entry point, what ``ulplab.det`` returns; ``rounding="odd"`` for the round-to-odd
+one — and writes it as self-contained C, CUDA C, Triton, NumPy, PyTorch or JAX source.
+``load(func, backend)`` builds that source (C with the system compiler, ``-O3
+-ffp-contract=off``, cached: ``ulplab.export.native``) and returns a float32 -> float32 callable
+(backend ``c``: the best build this CPU runs; ``c-avx512``, ``c-avx2``, ``c-portable``, ``c-O0``:
+one build variant each; ``torch-cuda``, ``cuda``: on a CUDA GPU; ``triton``: on a CUDA GPU, or in
+Triton's interpreter on the CPU when ``TRITON_INTERPRET=1``).
 ``determinism(func, backends)`` runs every backend on the fixed input sets and counts the results
 whose bits differ from ulplab's own NumPy kernel.
 """
@@ -14,7 +15,6 @@ whose bits differ from ulplab's own NumPy kernel.
 from __future__ import annotations
 
 import atexit
-import hashlib
 import importlib.util
 import shutil
 import subprocess
@@ -26,137 +26,24 @@ from typing import Any
 
 import numpy as np
 
-from ulplab import __version__
 from ulplab.errors import unknown_choice
-from ulplab.export.emit_c import emit_c
-from ulplab.export.emit_py import emit_python
-from ulplab.export.emit_triton import emit_triton
-from ulplab.export.trace import trace
-from ulplab.formats import EXHAUSTIVE_FORMATS, get_format
+from ulplab.export.source import (
+    LANGS,
+    ROUNDINGS,
+    Kernel,
+    c_name,
+    check_rounding,
+    det_kernel,
+    export_source,
+    golden,
+    golden_hash,
+    header,
+)
 
-LANGS = ("c", "numpy", "torch", "jax", "cuda", "triton")
 DEFAULT_BACKENDS = ("numpy", "torch", "jax", "c")
 C_VARIANT_BACKENDS = ("c-avx512", "c-avx2", "c-portable", "c-O0")
 GPU_BACKENDS = ("torch-cuda", "cuda", "triton")
 BACKENDS = DEFAULT_BACKENDS + C_VARIANT_BACKENDS + GPU_BACKENDS
-
-Kernel = Callable[[np.ndarray], np.ndarray]
-
-
-ROUNDINGS = ("odd", "float32")
-"""The two entry points of every det kernel: round-to-odd float32 (what narrower formats round
-from) and the correctly rounded float32 (``ulplab.kernels.exceptions``)."""
-
-
-def check_rounding(rounding: str) -> str:
-    if rounding not in ROUNDINGS:
-        raise unknown_choice("rounding", rounding, ROUNDINGS)
-    return rounding
-
-
-def c_name(func: str, rounding: str = "odd") -> str:
-    """The C function of an export: ulplab_FUNC (odd) or ulplab_FUNC_float32."""
-    return f"ulplab_{func}" if rounding == "odd" else f"ulplab_{func}_float32"
-
-
-def det_kernel(func: str, rounding: str = "odd") -> Kernel:
-    """ulplab's NumPy det kernel of ``func`` in ``rounding`` ("odd" or "float32")."""
-    check_rounding(rounding)
-    odd = _det_odd(func)
-    if rounding == "odd":
-        return odd
-    return _det_float32(func)
-
-
-def _det_float32(func: str) -> Kernel:
-    from ulplab.kernels.exceptions import correctly_rounded
-
-    if func not in _FLOAT32:
-        _FLOAT32[func] = correctly_rounded(func, _det_odd(func))
-    return _FLOAT32[func]
-
-
-_FLOAT32: dict[str, Kernel] = {}
-
-
-def _det_odd(func: str) -> Kernel:
-    from ulplab.methods import get_method, methods_for
-
-    if not any(m.name == "det" for m in methods_for(func)):
-        from ulplab.methods import all_methods
-
-        have = sorted({m.function for m in all_methods() if m.name == "det"})
-        raise unknown_choice("function with a det kernel", func, have)
-    return get_method(func, "det").impl
-
-
-def header(func: str, lang: str, rounding: str = "odd") -> str:
-    from ulplab.methods import get_method
-
-    claims = get_method(func, "det").claims
-    fmts = ", ".join(claims)
-    name = c_name(func, rounding)
-    if rounding == "odd":
-        accuracy = [
-            f"Accuracy: the float32 result rounded to nearest-even is the correctly rounded "
-            f"{func}(x)",
-            f"for every input x of {fmts} (measured exhaustively); float32 results are "
-            "rounded to odd,",
-            "faithful (within 1 ulp): the entry point that narrower formats round from."]
-    else:
-        accuracy = [
-            f"Accuracy: the correctly rounded float32 {func}(x) (nearest-even): the kernel's "
-            "double-float",
-            "result rounded to nearest, and a table of the inputs where that rounding is "
-            "within the",
-            "kernel's error bound of a midpoint (found over all 2^32 float32 inputs)."]
-    flag = "" if rounding == "odd" else f" --rounding {rounding}"
-    lines = [
-        f"{func}: ulplab's deterministic float32 kernel ({lang} export), ulplab {__version__}.",
-        *accuracy,
-        "Bits are identical to ulplab's NumPy kernel (ulplab determinism).",
-        f"Generated by: ulplab export {func} --lang {lang}{flag}",
-    ]
-    if lang == "c":
-        lines += ["Build with: cc -O3 -ffp-contract=off -fno-fast-math [-march=...] -c this.c "
-                  "(no contraction into FMA; fmaf is called where the kernel says FMA;",
-                  "the loop vectorizes: selects are bit masks, tables are gathers).",
-                  f"Entry point: void {name}(const float *x, float *y, long n);"]
-    elif lang == "cuda":
-        lines += ["Build with: nvcc -O3 -fmad=false -ftz=false -prec-div=true -prec-sqrt=true "
-                  "-c this.cu (every float",
-                  "operation is an _rn intrinsic, never contracted; subnormals are built from "
-                  "integers as on the CPU).",
-                  f'Entry point: extern "C" __global__ void {name}(const float *x, '
-                  "float *y, long n); one thread per element.",
-                  "Status: compiled with nvcc here (nvcc -ptx); not yet run on a GPU by ulplab's "
-                  "tests."]
-    elif lang == "triton":
-        lines += ["Run with: kernel(x) on a float32 CUDA tensor; on a CPU tensor under "
-                  "TRITON_INTERPRET=1 (Triton's",
-                  "interpreter). Launched with enable_fp_fusion=False (no contraction into FMA; "
-                  "tl.fma where the",
-                  "kernel says FMA; division and sqrt as div_rn / sqrt_rn).",
-                  f"Entry point: ulplab_{func}_kernel (the @triton.jit function), "
-                  "kernel(x, block=None) -> float32 tensor.",
-                  "Status: gives the golden bits under TRITON_INTERPRET=1 on the CPU (ulplab's "
-                  "tests); not yet run on a GPU."]
-    else:
-        lines.append("Entry point: kernel(x) -> float32 array/tensor.")
-    return "\n".join(lines)
-
-
-def export_source(func: str, lang: str, rounding: str = "odd") -> str:
-    if lang not in LANGS:
-        raise unknown_choice("language", lang, LANGS)
-    graph = trace(det_kernel(func, rounding))
-    head = header(func, lang, rounding)
-    if lang in ("c", "cuda"):
-        return emit_c(graph, c_name(func, rounding), head, dialect=lang)
-    if lang == "triton":
-        return emit_triton(graph, c_name(func, rounding), head)
-    return emit_python(graph, lang, head)
-
 
 _BUILD_DIR: list[Path] = []
 
@@ -169,10 +56,10 @@ def _build_dir() -> Path:
     return _BUILD_DIR[0]
 
 
-def _python_module(func: str, lang: str, rounding: str = "odd", variant: str = "") -> Any:
+def _python_module(func: str, lang: str, rounding: str = "float32", variant: str = "") -> Any:
     """The NumPy/PyTorch/JAX/Triton export of ``func`` imported as a module (its ``kernel``);
     ``variant`` keeps apart modules imported in different modes (Triton's interpreter)."""
-    name = (f"ulplab_export_{func}_{lang}" + ("" if rounding == "odd" else f"_{rounding}")
+    name = (f"ulplab_export_{func}_{lang}" + ("" if rounding == "float32" else f"_{rounding}")
             + variant)
     if name in sys.modules:
         return sys.modules[name]
@@ -186,7 +73,7 @@ def _python_module(func: str, lang: str, rounding: str = "odd", variant: str = "
     return module
 
 
-def load(func: str, backend: str, rounding: str = "odd") -> Kernel:
+def load(func: str, backend: str, rounding: str = "float32") -> Kernel:
     """A float32 -> float32 NumPy callable running the exported kernel on ``backend``."""
     if backend not in BACKENDS:
         raise unknown_choice("backend", backend, BACKENDS)
@@ -245,7 +132,7 @@ def triton_interpreting() -> bool:
     return bool(knobs.runtime.interpret)
 
 
-def _load_triton(func: str, rounding: str = "odd") -> Kernel:
+def _load_triton(func: str, rounding: str = "float32") -> Kernel:
     """The Triton export: on the CUDA GPU when there is one and TRITON_INTERPRET is not set;
     in Triton's interpreter on CPU tensors when TRITON_INTERPRET=1 (NumPy runs each block's
     operations: the golden bits, at interpreter speed). Without either: skipped, with why."""
@@ -270,7 +157,7 @@ def _load_triton(func: str, rounding: str = "odd") -> Kernel:
     return run_triton
 
 
-def _load_gpu(func: str, backend: str, rounding: str = "odd") -> Kernel:
+def _load_gpu(func: str, backend: str, rounding: str = "float32") -> Kernel:
     """torch-cuda: the PyTorch export on a CUDA tensor; cuda: the CUDA C export built with nvcc
     (through torch.utils.cpp_extension) and launched one thread per element (neither has run
     on a GPU in ulplab's tests: none was available); triton: ``_load_triton``."""
@@ -303,30 +190,6 @@ def _load_gpu(func: str, backend: str, rounding: str = "odd") -> Kernel:
     return run_cuda
 
 
-def input_sets(samples: int = 10_000_000, seed: int = 2026) -> dict[str, np.ndarray]:
-    """The fixed inputs: every pattern of each small format (as float32), special values, every
-    power of two with its neighbours, and ``samples`` random float32 bit patterns."""
-    sets: dict[str, np.ndarray] = {}
-    for name in EXHAUSTIVE_FORMATS:
-        fmt = get_format(name)
-        bits = np.arange(fmt.n_patterns, dtype=np.int64).astype(fmt.uint)
-        with np.errstate(invalid="ignore"):
-            sets[name] = bits.view(fmt.dtype).astype(np.float32)
-    special = np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000,
-                        0x7F800001, 0xFFBFFFFF, 0x00000001, 0x80000001, 0x007FFFFF, 0x00800000,
-                        0x7F7FFFFF, 0xFF7FFFFF], np.uint32)
-    sets["special"] = special.view(np.float32)
-    exps = (np.arange(0, 255, dtype=np.uint32) << np.uint32(23))
-    pow2 = np.concatenate([exps, exps | np.uint32(0x80000000)])
-    near = np.concatenate([pow2, pow2 + np.uint32(1), pow2 - np.uint32(1),
-                           np.arange(1, 64, dtype=np.uint32)])
-    sets["powers_of_two"] = near.view(np.float32)
-    rng = np.random.default_rng(seed)
-    sets["random_float32"] = rng.integers(0, 2**32, samples, dtype=np.uint64).astype(
-        np.uint32).view(np.float32)
-    return sets
-
-
 def _same_bits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a.view(np.uint32) == b.view(np.uint32)
 
@@ -335,10 +198,12 @@ def determinism(func: str, backends: Sequence[str] = DEFAULT_BACKENDS,
                 samples: int = 10_000_000,
                 chunk: int = 1 << 20,
                 advance: Callable[[int], None] | None = None,
-                rounding: str = "odd") -> dict[str, Any]:
+                rounding: str = "float32") -> dict[str, Any]:
     """Mismatches of each backend against ulplab's NumPy kernel on ``input_sets``.
 
     ``advance(n)`` is called as inputs are checked (``determinism_total`` of them in all)."""
+    from ulplab.kernels.golden import input_sets
+
     reference = det_kernel(func, rounding)
     sets = input_sets(samples)
     rows, skipped = [], []
@@ -373,58 +238,28 @@ def determinism(func: str, backends: Sequence[str] = DEFAULT_BACKENDS,
 
 def determinism_total(backends: Sequence[str], samples: int) -> int:
     """How many inputs ``determinism`` checks (for a progress bar)."""
+    from ulplab.kernels.golden import input_sets
+
     return len(backends) * (sum(len(xs) for xs in input_sets(0).values()) + samples)
 
 
-def golden_hash(func: str, kernel: Kernel | None = None, rounding: str = "odd") -> str:
-    """SHA-256 of the kernel's output bits on the golden input set (every bfloat16 and float16
-    pattern, the special values, powers of two and 2^20 random float32 patterns, seed 2026)."""
-    fn = kernel or det_kernel(func, rounding)
-    sets = input_sets(1 << 20)
-    h = hashlib.sha256()
-    for name in ("bfloat16", "float16", "special", "powers_of_two", "random_float32"):
-        with np.errstate(all="ignore"):
-            h.update(np.ascontiguousarray(fn(sets[name])).view(np.uint32).tobytes())
-    return h.hexdigest()
-
-
-def write_golden(path: str | Path | None = None) -> dict[str, str]:
-    """Recompute every det kernel's golden hash and write ``ulplab/kernels/golden.json``.
-
-    Run after a deliberate change of a kernel's bits: python -c "import ulplab.export as e;
-    e.write_golden()"; the tests then hold every backend to the new hashes.
-    """
-    import json
-
-    from ulplab.methods import all_methods
-
-    funcs = sorted(m.function for m in all_methods() if m.name == "det")
-    hashes = {f: golden_hash(f) for f in funcs}
-    target = Path(path) if path else Path(__file__).parent.parent / "kernels" / "golden.json"
-    target.write_text(json.dumps(hashes, indent=2, sort_keys=True) + "\n")
-    cr = {f: golden_hash(f, rounding="float32") for f in funcs if has_float32(f)}
-    target.with_name("golden_float32.json").write_text(json.dumps(cr, indent=2, sort_keys=True)
-                                                        + "\n")
-    return hashes
-
-
-def has_float32(func: str) -> bool:
-    """Whether ``func``'s det kernel has its correctly rounded float32 entry point (an error
-    bound and an exception table made for the current kernel)."""
-    from ulplab.kernels.exceptions import table
-
-    return table(func) is not None
-
-
-def write_export(func: str, lang: str, path: str | None, rounding: str = "odd") -> str:
+def write_export(func: str, lang: str, path: str | None, rounding: str = "float32") -> str:
     src = export_source(func, lang, rounding)
     if path:
-        from ulplab.report import write_text
+        from ulplab.files import write_text
 
         write_text(path, src)
     return src
 
 
+def input_sets(samples: int = 10_000_000, seed: int = 2026) -> dict[str, np.ndarray]:
+    """The fixed inputs of ``determinism`` (``ulplab.kernels.golden.input_sets``)."""
+    from ulplab.kernels.golden import input_sets as sets
+
+    return sets(samples, seed)
+
+
 __all__ = ["BACKENDS", "C_VARIANT_BACKENDS", "DEFAULT_BACKENDS", "GPU_BACKENDS", "LANGS",
-           "determinism",
-           "export_source", "golden_hash", "input_sets", "load", "write_export", "write_golden"]
+           "ROUNDINGS", "Kernel", "c_name", "check_rounding", "det_kernel", "determinism",
+           "export_source", "golden", "golden_hash", "header", "input_sets", "load",
+           "write_export"]

@@ -139,7 +139,7 @@ def _lit(value: object, dtype: str) -> str:
     return f"({CTYPE[dtype]}){int(value)}"  # type: ignore[call-overload]
 
 
-def _operand_dtype(g: Graph, node: Node, pos: int) -> str:
+def operand_dtype(g: Graph, node: Node, pos: int) -> str:
     """The dtype a constant operand takes: that of the op's traced operands."""
     if node.op == "where":
         return "|b1" if pos == 0 else node.dtype
@@ -157,7 +157,7 @@ def _arg(g: Graph, node: Node, pos: int) -> str:
     a = node.args[pos]
     if a[0] == "node":
         return f"v{a[1]}"
-    want = _operand_dtype(g, node, pos)
+    want = operand_dtype(g, node, pos)
     dt = a[2] if a[2] != "weak" else want
     if dt == "|b1" and want != "|b1":  # True as a number is 1, not the mask
         dt, a = want, (a[0], int(bool(a[1])), want)
@@ -187,7 +187,7 @@ def _expr(g: Graph, n: Node) -> str:
         return f"ul_mask({a[0]} {_CMP[n.op]} {a[1]})"
     if n.op in _BIN:
         op = _BIN[n.op]
-        in_dt = _operand_dtype(g, n, 0)
+        in_dt = operand_dtype(g, n, 0)
         if in_dt == "<i4" and op in "+-*":
             return f"(int32_t)((uint32_t){a[0]} {op} (uint32_t){a[1]})"
         if in_dt == "<f4" and op in _FLOAT_OPS:

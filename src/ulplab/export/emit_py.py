@@ -175,7 +175,7 @@ def _lit(value: object, dtype: str, lang: str) -> str:
     return f"{(_NP_DTYPE if lang == 'numpy' else _JNP_DTYPE)[dtype]}({iv})"
 
 
-def _operand_dtype(g: Graph, node: Node, pos: int) -> str:
+def operand_dtype(g: Graph, node: Node, pos: int) -> str:
     if node.op == "where":
         return "|b1" if pos == 0 else node.dtype
     if node.op in ("left_shift", "right_shift"):
@@ -198,7 +198,7 @@ def _args(g: Graph, n: Node, lang: str) -> list[str]:
         elif a[0] == "table":
             out.append(a[1])
         else:
-            dt = _operand_dtype(g, n, i)
+            dt = operand_dtype(g, n, i)
             out.append(_lit(a[1], dt, lang))
     return out
 

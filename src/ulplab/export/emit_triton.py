@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from ulplab.export.emit_c import _operand_dtype
+from ulplab.export.emit_c import operand_dtype
 from ulplab.export.trace import Graph, Node
 
 TL_DTYPE = {"<f4": "tl.float32", "<u4": "tl.uint32", "<i4": "tl.int32", "|b1": "tl.int1"}
@@ -186,7 +186,7 @@ def _arg(g: Graph, node: Node, pos: int) -> str:
         return f"v{a[1]}"
     if a[0] == "table":
         return a[1]
-    want = _operand_dtype(g, node, pos)
+    want = operand_dtype(g, node, pos)
     value = int(bool(a[1])) if a[2] == "|b1" and want != "|b1" else a[1]
     return _lit(value, want)
 
@@ -208,7 +208,7 @@ _UNARY = {"sqrt": "tl.sqrt_rn", "fabs": "_fabs", "rint": "_rint", "floor": "tl.f
 def _expr(g: Graph, n: Node, offsets: dict[str, int], tables: dict[str, np.ndarray]) -> str:
     a = [_arg(g, n, i) for i in range(len(n.args))]
     dt = n.dtype
-    in_dt = _operand_dtype(g, n, 0) if n.args else dt
+    in_dt = operand_dtype(g, n, 0) if n.args else dt
     if n.op == "input":
         return "tl.load(x_ptr + offs, mask=live, other=0.0)"
     if n.op in _CMP:

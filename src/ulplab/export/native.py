@@ -5,9 +5,12 @@
 ``-O3 -ffp-contract=off -fno-fast-math`` (no contraction into FMA; the kernel's own FMAs are
 ``fmaf`` calls, single instructions where the target has FMA). One shared library per function and
 build variant, cached under ``$ULPLAB_CACHE_DIR/native`` (see ``ulplab.cache.cache_dir``),
-named by the SHA-256 of source, compiler and flags, so a changed kernel or compiler gets a fresh
-build; the build writes a temporary file in that directory and renames it into place, so
-concurrent processes never load half a library.
+named by a SHA-256 of the files that decide the emitted C (``source_digest``: the packages
+kernels, kit and export), the compiler and the flags, so a changed kernel or compiler gets a
+fresh build and a cached one is found without tracing the kernel. The build writes a temporary
+file in that directory and renames it into place, then a manifest with the library's SHA-256;
+a library is loaded only after its bytes match the manifest (a truncated or damaged file is
+rebuilt, with one warning line, rather than loaded: ``library``).
 
 A kernel whose ``KERNELS`` entry has a ``fast_path`` (B, impl) — the same bits as the kernel on
 every input whose magnitude's encoding is below B, with the work for the others left out (sin
@@ -49,10 +52,12 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import json
 import os
 import platform
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from functools import cache
@@ -61,7 +66,11 @@ from pathlib import Path
 import numpy as np
 
 from ulplab.errors import UsageError
-from ulplab.kernels.core import FLAG_NAN
+from ulplab.kernels import registry
+
+FLAG_NAN_BITS = 0x7FC00001
+"""``ulplab.kernels.core.FLAG_NAN``'s bits (a flagged result; tests/test_native.py checks that
+they agree), kept here so that loading a build imports no kernel module."""
 
 # -fno-math-errno: sqrtf need not set errno, so it vectorizes (its result is the IEEE one either
 # way); -ffp-contract=off: no FMA but the explicit fmaf
@@ -117,15 +126,98 @@ def best_variant() -> str:
     return runnable_variants()[0]
 
 
-def build(func: str, variant: str | None = None, rounding: str = "odd") -> Path:
+def build(func: str, variant: str | None = None, rounding: str = "float32") -> Path:
     """The shared library of ``func``'s C export for ``variant``, built if not yet cached."""
-    from ulplab.export import c_name, export_source
+    from ulplab.export.source import c_name, check_rounding, export_source
 
-    return build_source(c_name(func, rounding)[7:], export_source(func, "c", rounding), variant)
+    check_rounding(rounding)
+    registry.get(func)
+    return library(c_name(func, rounding)[7:], variant,
+                   lambda: export_source(func, "c", rounding))
 
 
 def build_source(name: str, src: str, variant: str | None = None) -> Path:
     """The shared library built from C source ``src`` for ``variant`` (cached by source hash)."""
+    return library(name, variant, lambda: src, hashlib.sha256(src.encode()).hexdigest())
+
+
+_SOURCE_PACKAGES = ("kernels", "kit", "export")
+"""The packages whose files decide the C that ulplab emits for a kernel (its operations, the
+tracer and emitter, the runner and its flags): their digest keys the cached builds."""
+
+
+@cache
+def source_digest() -> str:
+    """SHA-256 of every file of ``_SOURCE_PACKAGES`` (paths and bytes, in sorted order): the key
+    of a kernel's build without tracing the kernel (about 1 ms). Any edit there gives new
+    builds; a kernel is traced and compiled only on a cache miss."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for pkg in _SOURCE_PACKAGES:
+        for path in sorted((root / pkg).rglob("*")):
+            if path.suffix in (".py", ".json") and path.is_file():
+                h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def _compiler_key(cc: str) -> str:
+    """The compiler as a build key: its resolved path, size and modification time (no process
+    is started; the manifest keeps ``cc --version``)."""
+    path = shutil.which(cc) or cc
+    try:
+        real = os.path.realpath(path)
+        st = os.stat(real)
+        return f"{real}:{st.st_size}:{st.st_mtime_ns}"
+    except OSError:
+        return path
+
+
+def _file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+_REBUILT: set[str] = set()
+
+
+def _verified(target: Path, manifest: Path) -> bool:
+    """Whether ``target`` is the library its manifest describes (SHA-256 of its bytes). A
+    library that fails (truncated, overwritten, manifest missing or damaged) is rebuilt, never
+    loaded: loading a damaged shared object can crash the process."""
+    if not target.is_file():
+        return False
+    try:
+        doc = json.loads(manifest.read_text())
+        ok = isinstance(doc, dict) and doc.get("sha256") == _file_sha256(target)
+    except (OSError, ValueError):
+        ok = False
+    if not ok and target.name not in _REBUILT:
+        _REBUILT.add(target.name)
+        print(f"ulplab: warning: cached native library {target} failed its SHA-256 check; "
+              "rebuilding it", file=sys.stderr)
+    return ok
+
+
+def _write_atomic(target: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def library(name: str, variant: str | None, make_source: Callable[[], str],
+            source_key: str | None = None) -> Path:
+    """The shared library ``name`` for ``variant``: loaded from the cache when its manifest's
+    SHA-256 matches, else built from ``make_source()`` (called only then). The cache key is
+    ``source_key`` (default: ``source_digest()``, the emitting packages' files), the compiler
+    and the flags. The library is written to a temporary file and renamed into place, then its
+    manifest (JSON: SHA-256, source SHA-256, compiler, flags), so a reader never loads half a
+    library, and one that fails its checksum is rebuilt."""
     from ulplab.cache import cache_dir
 
     variant = variant or best_variant()
@@ -133,10 +225,13 @@ def build_source(name: str, src: str, variant: str | None = None) -> Path:
         raise UsageError(f"unknown build variant {variant!r}; valid: {', '.join(VARIANTS)}")
     cc = compiler()
     flags = [*BASE_FLAGS, *VARIANTS[variant][0]]
-    key = hashlib.sha256("\0".join([src, _compiler_id(cc), *flags]).encode()).hexdigest()[:24]
+    parts = [name, variant, source_key or source_digest(), _compiler_key(cc), *flags]
+    key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
     target = cache_dir() / "native" / f"{name}-{variant}-{key}.so"
-    if target.exists():
+    manifest = target.with_suffix(".json")
+    if _verified(target, manifest):
         return target
+    src = make_source()
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as tmp:
         c_path, so_path = Path(tmp) / f"{name}.c", Path(tmp) / f"{name}.so"
@@ -145,18 +240,27 @@ def build_source(name: str, src: str, variant: str | None = None) -> Path:
                              capture_output=True, text=True, check=False)
         if res.returncode != 0:
             raise RuntimeError(f"building {name} ({variant}) failed: {res.stderr.strip()[:500]}")
+        digest = _file_sha256(so_path)
         os.replace(so_path, target)
+    doc = {"library": target.name, "sha256": digest,
+           "source_sha256": hashlib.sha256(src.encode()).hexdigest(),
+           "compiler": _compiler_id(cc), "flags": flags}
+    _write_atomic(manifest, (json.dumps(doc, indent=1) + "\n").encode())
     return target
 
 
-@cache
-def _entry(func: str, variant: str, rounding: str = "odd") -> Callable[..., None]:
-    from ulplab.export import c_name
-
-    fn = getattr(ctypes.CDLL(str(build(func, variant, rounding))), c_name(func, rounding))
+def _function(path: Path, symbol: str) -> Callable[..., None]:
+    fn = getattr(ctypes.CDLL(str(path)), symbol)
     fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
     fn.restype = None
     return fn
+
+
+@cache
+def _entry(func: str, variant: str, rounding: str = "float32") -> Callable[..., None]:
+    from ulplab.export.source import c_name
+
+    return _function(build(func, variant, rounding), c_name(func, rounding))
 
 
 CHUNK = 2048
@@ -165,7 +269,7 @@ CHUNK = 2048
 BLOCK = 64
 """Inputs per block of the driver's search for flagged results."""
 
-FLAG_BITS = int(FLAG_NAN)
+FLAG_BITS = FLAG_NAN_BITS
 """A flagged result, either sign (``ulplab.kernels.core``)."""
 
 DRIVER = f"""
@@ -235,71 +339,79 @@ def _driver(variant: str) -> Callable[..., None]:
     return fn
 
 
-def _compiled(name: str, kern: Callable[[np.ndarray], np.ndarray], head: str,
-              variant: str) -> Callable[..., None]:
-    from ulplab.export.emit_c import emit_c
-    from ulplab.export.trace import trace
+def _traced(name: str, make_kernel: Callable[[], Callable[[np.ndarray], np.ndarray]],
+            head: Callable[[], str], variant: str) -> Callable[..., None]:
+    """The C function ``name`` of a kernel built from ``make_kernel()`` (traced only when the
+    build is not cached)."""
+    def source() -> str:
+        from ulplab.export.emit_c import emit_c
+        from ulplab.export.trace import trace
 
-    src = emit_c(trace(kern), name, head, dialect="c")
-    fn = getattr(ctypes.CDLL(str(build_source(name[7:], src, variant))), name)
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
-    fn.restype = None
-    return fn
+        return emit_c(trace(make_kernel()), name, head(), dialect="c")
+
+    return _function(library(name[7:], variant, source), name)
 
 
 def _address(fn: Callable[..., None] | None) -> int | None:
     return None if fn is None else ctypes.cast(fn, ctypes.c_void_p).value
 
 
+def _in_fast_mode(func: str, impl: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray],
+                                                                                  np.ndarray]:
+    from ulplab.kernels.core import rounding
+
+    bound = registry.get(func).entry()["bound"]
+
+    def run(x: np.ndarray) -> np.ndarray:
+        with rounding("fast", bound):
+            return impl(x)
+    return run
+
+
 @cache
 def _float32_passes(func: str, variant: str) -> tuple[Callable[..., None], int,
                                                       Callable[..., None] | None]:
-    """(main, below, fast) of the float32 entry point's first pass: the kernel, and its fast
-    path where it has one, traced in the ``fast`` rounding mode with the kernel's bound."""
-    from ulplab.export import c_name, header
-    from ulplab.kernels import kernel_entry
-    from ulplab.kernels.core import rounding
+    """(main, below, fast) of the float32 entry point's first pass: the kernel's first pass
+    (``KERNELS[..]["first_pass"]``), or the kernel, and its fast path where it has one, traced
+    in the ``fast`` rounding mode with the kernel's bound."""
+    from ulplab.export.source import c_name, header
 
-    entry = kernel_entry(func)
-    bound = entry["bound"]
+    k = registry.get(func)
+    if k.first_pass:
+        name = c_name(func) + "_first_pass"
+        main = _traced(name, lambda: k.entry()["first_pass"],
+                       lambda: header(func, "c") + "\nFirst pass of the compiled float32 runner "
+                       "(ulplab.export.native): KERNELS' first_pass.", variant)
+        return main, 0, None  # a first pass leaves large inputs to the second
+    name = c_name(func) + "_fast_mode"
 
-    def in_fast_mode(impl: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray],
-                                                                             np.ndarray]:
-        def run(x: np.ndarray) -> np.ndarray:
-            with rounding("fast", bound):
-                return impl(x)
-        return run
+    def head() -> str:
+        return header(func, "c") + ("\nFirst pass of the compiled float32 runner "
+                                    "(ulplab.export.native): the fast rounding mode.")
 
-    head = header(func, "c", "float32") + ("\nFirst pass of the compiled float32 runner "
-                                           "(ulplab.export.native): the fast rounding mode.")
-    name = c_name(func, "float32") + "_fast_mode"
-    first = entry.get("first_pass")
-    if first is not None:
-        name = c_name(func, "float32") + "_first_pass"
-        head = header(func, "c", "float32") + ("\nFirst pass of the compiled float32 runner "
-                                               "(ulplab.export.native): KERNELS' first_pass.")
-    main = _compiled(name, first or in_fast_mode(entry["impl"]), head, variant)
-    fast = entry.get("fast_path")
-    if fast is None or first is not None:  # a first pass leaves large inputs to the second
+    main = _traced(name, lambda: _in_fast_mode(func, k.entry()["impl"]), head, variant)
+    below = k.fast_path_below
+    if below is None:
         return main, 0, None
-    below, impl = fast
-    return main, below, _compiled(name + "_below", in_fast_mode(impl), head + "\nFast path: "
-                                  f"inputs with |x| encoded below 0x{below:08x} only.", variant)
+    return main, below, _traced(
+        name + "_below", lambda: _in_fast_mode(func, k.entry()["fast_path"][1]),
+        lambda: head() + f"\nFast path: inputs with |x| encoded below 0x{below:08x} only.",
+        variant)
 
 
 @cache
 def _fast_entry(func: str, variant: str) -> tuple[int, Callable[..., None]] | None:
     """(B, C function) of the round-to-odd fast path of ``func`` for inputs below B, or None if
     it has none (the float32 runner's are in ``_float32_passes``)."""
-    from ulplab.export import c_name, header
-    from ulplab.kernels import kernel_entry
+    from ulplab.export.source import c_name, header
 
-    fast = kernel_entry(func).get("fast_path")
-    if fast is None:
+    k = registry.get(func)
+    below = k.fast_path_below
+    if below is None:
         return None
-    below, impl = fast
-    return below, _compiled(c_name(func) + "_fast", impl, header(func, "c") + "\nFast path: "
-                            f"inputs with |x| encoded below 0x{below:08x} only.", variant)
+    return below, _traced(c_name(func, "odd") + "_fast", lambda: k.entry()["fast_path"][1],
+                          lambda: header(func, "c", "odd") + "\nFast path: inputs with |x| "
+                          f"encoded below 0x{below:08x} only.", variant)
 
 
 LOOKUP = """
@@ -345,17 +457,22 @@ def lookup(table: np.ndarray, index: np.ndarray) -> np.ndarray:
     return out
 
 
-def kernel(func: str, variant: str | None = None, rounding: str = "odd") -> NativeKernel:
+def kernel(func: str, variant: str | None = None, rounding: str = "float32") -> NativeKernel:
     """``f(x, out=None)``: ``func``'s det kernel compiled for ``variant`` (default: the best this
     CPU runs), in ``rounding`` ("odd" or "float32": the two passes of the module docstring).
     ``x`` is read in place when it is a C-contiguous float32 array (otherwise one float32 copy
     is made); the result goes into ``out`` (a C-contiguous float32 array of x's shape; may be x
     itself) or a new array."""
+    from ulplab.export.source import check_rounding
+
+    check_rounding(rounding)
+    registry.get(func)
     variant = variant or best_variant()
     drive = _driver(variant)
     if rounding == "odd":
         fast = _fast_entry(func, variant)
-        main, below, first_fast, fix = (_entry(func, variant), *(fast or (0, None)), None)
+        main, below, first_fast, fix = (_entry(func, variant, "odd"), *(fast or (0, None)),
+                                        None)
     else:
         main, below, first_fast = _float32_passes(func, variant)
         fix = _entry(func, variant, rounding)
@@ -374,7 +491,7 @@ def kernel(func: str, variant: str | None = None, rounding: str = "odd") -> Nati
         drive(xs.ctypes.data, out.ctypes.data, xs.size, *args)
         return out
 
-    run.__name__ = f"ulplab_{func}_native" + ("" if rounding == "odd" else f"_{rounding}")
+    run.__name__ = f"ulplab_{func}_native" + ("" if rounding == "float32" else f"_{rounding}")
     return run
 
 

@@ -66,3 +66,9 @@ __all__ = [
     "to_format",
     "to_values",
 ]
+
+import sys as _sys
+
+from ulplab import _CallablePackage
+
+_sys.modules[__name__].__class__ = _CallablePackage  # ulplab.formats(): the API's list

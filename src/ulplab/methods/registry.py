@@ -67,16 +67,24 @@ class Method:
     compiled: ArrayFn | None = field(default=None, repr=False, compare=False)
     """A faster build of ``impl`` giving the same bits (the det kernels' C export), run by
     ``__call__``; ``impl`` stays the NumPy definition that is traced, guarded and counted."""
+    definition: ArrayFn | None = field(default=None, repr=False, compare=False)
+    """For a method that takes the format's own dtype: the float32 NumPy kernel it is built on
+    (``det``: the correctly rounded float32 entry point), which is counted and guarded."""
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         return (self.compiled or self.impl)(x)
 
+    @property
+    def float32_impl(self) -> ArrayFn | None:
+        """The float32 -> float32 NumPy function that defines this method's arithmetic (what
+        the float32 guard runs and ``ops`` counts), or None for a format-native method."""
+        return self.impl if self.takes == "float32" else self.definition
+
     @functools.cached_property
     def ops(self) -> dict[str, int]:
         """Operations per element by kind, traced from a call (``kit.count.count_ops``)."""
-        if self.takes != "float32":
-            return {}
-        return count_ops(self.impl)
+        fn = self.float32_impl
+        return {} if fn is None else count_ops(fn)
 
     def rebuild(self, **changes: Any) -> Method:
         """This method built from its parameters with some changed (the registered one is not

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ulplab.det.core import apply, float32_kernel
 from ulplab.errors import UsageError
 
 TINY = np.float32(np.uint32(0x00800000).view(np.float32))  # 2^-126, the smallest normal
@@ -39,9 +40,7 @@ def _levels(n: int) -> int:
 
 
 def softmax_numpy(x: np.ndarray, exp: Any = None) -> np.ndarray:
-    from ulplab import det
-
-    exp = exp or det.float32_kernel("exp")
+    exp = exp or float32_kernel("exp", "odd")
     x = np.asarray(x, dtype=np.float32)
     if x.ndim == 0:
         raise UsageError("softmax needs at least one axis")
@@ -67,7 +66,6 @@ def softmax_numpy(x: np.ndarray, exp: Any = None) -> np.ndarray:
 def softmax_torch(x: Any) -> Any:
     import torch
 
-    from ulplab import det
 
     if x.dtype != torch.float32 or x.device.type != "cpu":
         raise UsageError("det softmax takes a float32 CPU tensor")
@@ -82,7 +80,7 @@ def softmax_torch(x: Any) -> Any:
     m = torch.where(torch.isnan(x).any(dim=-1, keepdim=True), torch.nan, m)
     d = x - m
     d = torch.where(d.abs() < float(TINY), zero, d)
-    e = det.apply("exp", d, "odd")
+    e = apply("exp", d, "odd")
     e = torch.where(e < float(TINY), zero, e)
     n = x.shape[-1]
     pad = torch.zeros((*x.shape[:-1], (1 << _levels(n)) - n), dtype=torch.float32)
@@ -97,7 +95,6 @@ def softmax_jax(x: Any) -> Any:
     import jax.numpy as jnp
     from jax import lax
 
-    from ulplab import det
 
     if x.dtype != jnp.float32:
         raise UsageError("det softmax takes float32")
@@ -110,7 +107,7 @@ def softmax_jax(x: Any) -> Any:
     m = jnp.max(x, axis=-1, keepdims=True)
     d = x - m
     d = jnp.where(jnp.abs(d) < tiny, zero, d)
-    e = det.apply("exp", d, "odd")
+    e = apply("exp", d, "odd")
     e = jnp.where(e < tiny, zero, e)
     n = x.shape[-1]
     acc = jnp.concatenate([e, jnp.zeros((*x.shape[:-1], (1 << _levels(n)) - n), jnp.float32)],
@@ -128,7 +125,7 @@ C_SOFTMAX = r"""
 #include <stdlib.h>
 static inline float ul_flush(float v) { return fabsf(v) < 0x1p-126f ? 0.0f : v; }
 
-/* softmax over rows of n floats (see ulplab/export/softmax.py for the order of operations) */
+/* softmax over rows of n floats (see ulplab/det/softmax.py for the order of operations) */
 int ulplab_softmax(const float *x, float *y, long rows, long n) {
     long p = 1;
     while (p < n) p *= 2;
@@ -148,7 +145,7 @@ int ulplab_softmax(const float *x, float *y, long rows, long n) {
         }
         if (has_nan) m = ul_u2f(0x7FC00000u);
         for (long i = 0; i < n; i++) row[i] = ul_flush(row[i] - m);
-        ulplab_exp(row, yr, n);
+        ulplab_exp_odd(row, yr, n);
         for (long i = 0; i < n; i++) { yr[i] = yr[i] < 0x1p-126f ? 0.0f : yr[i]; buf[i] = yr[i]; }
         for (long i = n; i < p; i++) buf[i] = 0.0f;
         for (long w = p / 2; w >= 1; w /= 2)
@@ -165,7 +162,7 @@ int ulplab_softmax(const float *x, float *y, long rows, long n) {
 def c_source() -> str:
     from ulplab.export import export_source
 
-    return export_source("exp", "c") + C_SOFTMAX
+    return export_source("exp", "c", "odd") + C_SOFTMAX
 
 
 def softmax_c(x: np.ndarray, variant: str | None = None) -> np.ndarray:

@@ -1,0 +1,331 @@
+"""The det runtime behind ``ulplab.det`` (see its docstring): dispatch by array type and format,
+the compiled float32 kernels, the narrow-format tables, autograd and the derivatives."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from ulplab.errors import UsageError
+from ulplab.kernels import registry
+
+FUNCTIONS = registry.functions()
+ROUNDINGS = ("float32", "odd")
+"""``float32``: correctly rounded (the default, what det means); ``odd``: float32 round-to-odd."""
+
+_COMPILED: dict[tuple[str, str], Callable[[np.ndarray], np.ndarray]] = {}
+_WARNED: set[str] = set()
+
+
+def formats(func: str) -> tuple[str, ...]:
+    """The formats in which ``det.func`` is proved correctly rounded on every input."""
+    return registry.get(func).formats
+
+
+def _warn_once(reason: str) -> None:
+    if reason not in _WARNED:
+        _WARNED.add(reason)
+        print(f"ulplab: warning: {reason}; running ulplab's NumPy kernels (same bits, slower)",
+              file=sys.stderr)
+
+
+def float32_kernel(func: str, rounding: str = "float32") -> Callable[[np.ndarray], np.ndarray]:
+    """The det kernel of ``func`` on float32 arrays in ``rounding`` ("float32": correctly
+    rounded; "odd"): compiled if a C compiler is at hand, else ulplab's NumPy kernel (the same
+    bits; one warning line on stderr says why). Only a compiled kernel is kept: a build that
+    failed is tried again on the next call rather than leaving the process on the slow path."""
+    _check(func, rounding)
+    key = (func, rounding)
+    if key in _COMPILED:
+        return _COMPILED[key]
+    from ulplab.export import native
+
+    try:
+        _COMPILED[key] = native.kernel(func, rounding=rounding)
+        return _COMPILED[key]
+    except (RuntimeError, OSError) as exc:
+        _warn_once(f"no compiled det kernel ({str(exc).splitlines()[0][:160]})")
+        numpy_kernel = registry.get(func).impl(rounding)
+
+        def run(x: np.ndarray) -> np.ndarray:
+            with np.errstate(all="ignore"):
+                return numpy_kernel(np.ascontiguousarray(x, dtype=np.float32))
+
+        return run
+
+
+def table(func: str, fmt: str, proved_only: bool = True) -> np.ndarray:
+    """Bits of the det result for every bit pattern of ``fmt`` (uint16 or uint8, indexed by the
+    input's bits): the kernel's float32 round-to-odd rounded to ``fmt`` (nearest-even), from the
+    disk cache or built. ``proved_only``: refuse a format the registry has not proved."""
+    if proved_only and fmt not in formats(func):
+        raise UsageError(f"det.{func} is not proved correctly rounded in {fmt}; proved: "
+                         f"{', '.join(formats(func))}")
+    return _table(func, fmt)
+
+
+@cache
+def _table(func: str, fmt: str) -> np.ndarray:
+    from ulplab import cache as disk
+    from ulplab.formats import get_format, round_to_format
+
+    spec = get_format(fmt)
+    key = f"det-table-{func}-{fmt}-{registry.get(func).golden['odd'][:16]}"
+    bits = disk.load(key)
+    if bits is not None and bits.dtype == spec.uint and bits.size == spec.n_patterns:
+        return bits
+    patterns = np.arange(spec.n_patterns, dtype=np.int64).astype(spec.uint)
+    with np.errstate(all="ignore"):
+        wide = patterns.view(spec.dtype).astype(np.float32)
+        bits = round_to_format(float32_kernel(func, "odd")(wide), spec, "nearest-even")
+    disk.save(key, bits)
+    return bits
+
+
+def _check(func: str, rounding: str) -> None:
+    registry.get(func)
+    if rounding not in ROUNDINGS:
+        raise UsageError(f"unknown rounding {rounding!r}; valid: {', '.join(ROUNDINGS)}")
+
+
+def _format_name(func: str, dtype: Any) -> str:
+    name = str(dtype).removeprefix("torch.")
+    if name not in formats(func):
+        raise UsageError(f"det.{func} takes {', '.join(formats(func))}; got {name}")
+    return name
+
+
+def _gather(tab: np.ndarray, index: np.ndarray) -> np.ndarray:
+    from ulplab.export.native import lookup
+
+    return lookup(tab, index)
+
+
+def _numpy(func: str, x: np.ndarray, rounding: str) -> np.ndarray:
+    name = _format_name(func, x.dtype)
+    if name == "float32":
+        return float32_kernel(func, rounding)(x).reshape(x.shape)
+    tab = table(func, name)
+    return _gather(tab, np.ascontiguousarray(x).view(tab.dtype)).view(x.dtype).reshape(x.shape)
+
+
+def _torch(func: str, x: Any, rounding: str) -> Any:
+    import torch
+
+    if x.requires_grad and torch.is_grad_enabled():
+        return _autograd(func, rounding).apply(x)
+    name = _format_name(func, x.dtype)
+    x = x.detach()
+    if name == "float32":
+        if x.device.type != "cpu":
+            raise UsageError(f"float32 det on a {x.device.type} tensor: use the exported kernel "
+                             "(ulplab export FUNC --lang torch/triton/cuda) on that device")
+        out = float32_kernel(func, rounding)(x.contiguous().numpy())
+        return torch.from_numpy(out).reshape(x.shape)
+    tab = table(func, name)
+    carrier = torch.int16 if tab.dtype == np.uint16 else torch.uint8
+    if x.device.type == "cpu":
+        result = _gather(tab, x.contiguous().view(carrier).numpy().view(tab.dtype))
+        if carrier is torch.int16:
+            result = result.view(np.int16)
+        return torch.from_numpy(result).view(x.dtype).reshape(x.shape)
+    index = x.view(carrier).to(torch.int32)
+    if carrier is torch.int16:
+        index = index & 0xFFFF
+    lookup = torch.from_numpy(tab.view(np.int16) if carrier is torch.int16 else tab)
+    return lookup.to(x.device)[index].view(x.dtype)
+
+
+@cache
+def _autograd(func: str, rounding: str) -> Any:
+    """A torch.autograd.Function: forward ``det.func``, backward grad * ``derivative(func)``
+    (one float32 multiplication, rounded once to grad's dtype); no second derivative."""
+    import torch
+
+    if func not in DIFFERENTIABLE:
+        raise UsageError(f"det.{func} has no derivative kernel: call it on a tensor that does "
+                         f"not require grad (x.detach()); differentiable: "
+                         f"{', '.join(sorted(DIFFERENTIABLE))}")
+
+    class DetFunction(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return apply(func, x.detach(), rounding)
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            if torch.is_grad_enabled():  # create_graph=True: a second derivative is asked for
+                raise UsageError(f"det.{func} has no second derivative (backward with "
+                                 "create_graph=True); differentiate the result once")
+            (x,) = ctx.saved_tensors
+            xs = x.detach().to("cpu", torch.float32).contiguous().numpy()
+            g = grad.detach().to("cpu", torch.float32).contiguous().numpy()
+            with np.errstate(all="ignore"):
+                out = g * derivative(func, xs)
+            return torch.from_numpy(out).reshape(x.shape).to(grad.device, grad.dtype)
+
+    DetFunction.__name__ = f"det_{func}"
+    return DetFunction
+
+
+def _jax(func: str, x: Any, rounding: str) -> Any:
+    import jax
+    import jax.numpy as jnp
+
+    name = _format_name(func, x.dtype)
+    if name == "float32":
+        kernel = float32_kernel(func, rounding)
+        spec = jax.ShapeDtypeStruct(x.shape, jnp.float32)
+        return jax.pure_callback(lambda a: kernel(np.asarray(a)).reshape(a.shape), spec, x)
+    tab = table(func, name)
+    if _bits(name) < 8:
+        return _jax_sub_byte(func, name, x)
+    bits = jax.lax.bitcast_convert_type(x, jnp.uint16 if tab.dtype == np.uint16 else jnp.uint8)
+    return jax.lax.bitcast_convert_type(jnp.take(jnp.asarray(tab), bits.astype(jnp.int32)),
+                                        x.dtype)
+
+
+def _bits(fmt: str) -> int:
+    from ulplab.formats import get_format
+
+    return int(get_format(fmt).n_patterns).bit_length() - 1
+
+
+@cache
+def _sub_byte_table(func: str, fmt: str) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted float32 bits of every input value of ``fmt``, the det result of each as a
+    float32 value): JAX packs fp6/fp4 below a byte, so its arrays cannot be bitcast to an
+    index; the input's float32 bits (exact, and distinct for distinct patterns of these
+    formats, which have no NaN) are searched instead."""
+    from ulplab.formats import get_format
+
+    spec = get_format(fmt)
+    patterns = np.arange(spec.n_patterns, dtype=np.int64).astype(spec.uint)
+    keys = patterns.view(spec.dtype).astype(np.float32).view(np.uint32)
+    out = table(func, fmt).view(spec.dtype).astype(np.float32)
+    order = np.argsort(keys, kind="stable")
+    return keys[order], out[order]
+
+
+def _jax_sub_byte(func: str, fmt: str, x: Any) -> Any:
+    import jax
+    import jax.numpy as jnp
+
+    keys, out = _sub_byte_table(func, fmt)
+    try:
+        wide = jax.lax.bitcast_convert_type(x.astype(jnp.float32), jnp.uint32)
+    except Exception as exc:  # XLA without this type (JaxRuntimeError): say so in one line
+        raise UsageError(f"this JAX cannot compute on {fmt} arrays ({str(exc).splitlines()[0]}"
+                         f"); pass np.asarray(x) to det.{func}") from None
+    index = jnp.searchsorted(jnp.asarray(keys), wide)
+    return jnp.take(jnp.asarray(out), index).astype(x.dtype)
+
+
+def apply(func: str, x: Any, rounding: str = "float32") -> Any:
+    """``func``'s det kernel on ``x`` (NumPy array, PyTorch tensor or JAX array)."""
+    _check(func, rounding)
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        return _torch(func, x, rounding)
+    jax = sys.modules.get("jax")
+    if jax is not None and isinstance(x, jax.Array):
+        return _jax(func, x, rounding)
+    if isinstance(x, np.ndarray | np.generic):
+        out = _numpy(func, np.asarray(x), rounding)
+        return out[()] if isinstance(x, np.generic) else out
+    raise UsageError(f"det functions take a NumPy array, a PyTorch tensor or a JAX array; "
+                     f"got {type(x).__name__}")
+
+
+# --- derivatives -------------------------------------------------------------------------------
+F32 = np.float32
+_ONE = F32(1.0)
+_SQRT_2_OVER_PI = np.uint32(0x3F4C422A).view(F32)  # 0x1.988454p-1: sqrt(2/pi) rounded to float32
+_GELU_TANH_A = np.uint32(0x3D372713).view(F32)  # 0x1.6e4e26p-5: 0.044715 rounded to float32
+_GELU_TANH_3A = np.uint32(0x3E095D4F).view(F32)  # 0x1.12ba9ep-3: 3 * 0.044715 to float32
+
+
+def _k(func: str, x: np.ndarray) -> np.ndarray:
+    return float32_kernel(func, "odd")(x)
+
+
+def _d_sigmoid(x: np.ndarray) -> np.ndarray:
+    small = _k("sigmoid", -np.abs(x))  # s(1 - s) is even; 1 - small >= 1/2 does not cancel
+    return small * (_ONE - small)
+
+
+def _d_silu(x: np.ndarray) -> np.ndarray:
+    return _k("sigmoid", x) * (_ONE + x * _k("sigmoid", -x))  # 1 - s as sigmoid(-x)
+
+
+def _d_gelu_tanh(x: np.ndarray) -> np.ndarray:
+    # 0.5 (1 + tanh u) = sigmoid(2u) and 1 - tanh^2 u = 4 sigmoid(2u) sigmoid(-2u): no cancellation
+    x2 = x * x
+    two_u = F32(2.0) * (_SQRT_2_OVER_PI * (x + _GELU_TANH_A * x2 * x))
+    sp, sn = _k("sigmoid", two_u), _k("sigmoid", -two_u)
+    du = _SQRT_2_OVER_PI * (_ONE + _GELU_TANH_3A * x2)
+    return sp + x * ((F32(2.0) * sp * sn) * du)
+
+
+FORMULAS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "gelu_tanh": _d_gelu_tanh, "silu": _d_silu, "sigmoid": _d_sigmoid,
+}
+"""Derivatives with no kernel of their own, as float32 formulas over det kernels (each operation
+rounded to nearest-even, no FMA, in this order): deterministic, not claimed correctly rounded."""
+_LIMIT_AT_INF = {"gelu_tanh", "silu"}  # 1 at +inf, 0 at -inf
+_ZERO_AT_INF = {"sigmoid"}
+
+DIFFERENTIABLE = frozenset({f for f, k in registry.kernels().items() if k.derivative}
+                           | set(FORMULAS))
+"""The functions ``det`` differentiates: the registry's derivative kernels and ``FORMULAS``."""
+
+
+def derivative(func: str, x: np.ndarray) -> np.ndarray:
+    """The float32 derivative of ``func`` at float32 ``x``: its derivative kernel's round-to-odd
+    result where the registry names one (gelu -> gelu_grad, tanh -> tanh_grad, exp -> exp,
+    sin -> cos, cos -> -sin, softplus -> sigmoid: rounded to bfloat16 or float16 it is the
+    correctly rounded f'(x)), else the formula of ``FORMULAS``."""
+    if func not in DIFFERENTIABLE:
+        raise UsageError(f"det.{func} has no derivative; differentiable: "
+                         f"{', '.join(sorted(DIFFERENTIABLE))}")
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    with np.errstate(all="ignore"):
+        kernel = registry.get(func).derivative
+        if kernel:
+            d = _k(kernel.lstrip("-"), x)
+            return -d if kernel.startswith("-") else d
+        d = FORMULAS[func](x)
+        if func in _LIMIT_AT_INF:
+            d = np.where(np.isinf(x), (x > 0).astype(np.float32), d)
+        elif func in _ZERO_AT_INF:
+            d = np.where(np.isinf(x), F32(0.0), d)
+    return d
+
+
+def _make(func: str) -> Callable[..., Any]:
+    def fn(x: Any, rounding: str = "float32") -> Any:
+        return apply(func, x, rounding)
+
+    fn.__name__ = fn.__qualname__ = func
+    fn.__doc__ = (f"det {func}(x): the correctly rounded {func} in x's format (float32, or any "
+                  f"format of det.formats({func!r})); same type, dtype and shape as x; "
+                  "rounding='odd' gives the float32 round-to-odd. See ulplab.det.")
+    return fn
+
+
+KERNEL_FUNCTIONS: dict[str, Callable[..., Any]] = {f: _make(f) for f in FUNCTIONS}
+"""``det.FUNC`` for every kernel of the registry (``ulplab.det`` puts them in its namespace)."""
+
+
+def sincos(x: Any, rounding: str = "float32") -> tuple[Any, Any]:
+    """(det sin(x), det cos(x)): the bits of ``sin`` and ``cos``."""
+    return apply("sin", x, rounding), apply("cos", x, rounding)
+
+
+__all__ = ["DIFFERENTIABLE", "FUNCTIONS", "KERNEL_FUNCTIONS", "ROUNDINGS", "apply", "derivative",
+           "float32_kernel", "formats", "sincos", "table"]
