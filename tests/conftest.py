@@ -95,8 +95,10 @@ def installed(package: str) -> bool:
 
 
 def missing(*names: str) -> list[str]:
-    """The packages of ``names`` (packages or backend names) that are not installed."""
-    packages = dict.fromkeys(OPTIONAL.get(n, n) for n in names)
+    """The packages of ``names`` (packages or backend names) that are not installed; the C and
+    NumPy backends ("c", "c-avx2", "numpy", "libm") need none."""
+    builtin = {n for n in names if n in ("c", "numpy", "libm") or n.startswith("c-")}
+    packages = dict.fromkeys(OPTIONAL.get(n, n) for n in names if n not in builtin)
     return [p for p in packages if not installed(p)]
 
 
