@@ -42,7 +42,7 @@ def main() -> None:
     for func in ("exp", "exp2", "log", "log2", "sin", "cos", "tanh", "sigmoid", "softplus",
                  "silu", "erf", "gelu", "gelu_tanh"):
         x = ranges.get(func, act).astype(np.float32)
-        det = get_method(func, "det")
+        det = get_method(func, "det-odd")
         peer = get_method(func, "f32-naive")
         c_kernel = load(func, "c")
         with np.errstate(all="ignore"):

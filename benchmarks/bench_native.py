@@ -7,11 +7,11 @@ for exp, log-uniform [1e-30, 1e30] for log, [-100, 100] for sin/cos, [-8, 8] for
 activations), every column measured in the same run on the same array, each call writing a
 fresh output array: one warm-up call each, then ``--runs`` rounds that time every column once in
 a rotating order (``timing.interleaved_medians``), medians shown. Columns:
-* det: the compiled det kernel (``ulplab.export.native``, the chosen build variant), its
-  round-to-odd entry point;
-* det32: its correctly rounded float32 entry point (``rounding="float32"``: the two-pass runner,
-  first pass then the entry point on the flagged inputs), what a float32 user calls; the ratios
-  are det32's;
+* odd: the compiled det kernel's round-to-odd entry point (``det-odd``; ``ulplab.export.native``,
+  the chosen build variant);
+* det: its correctly rounded float32 entry point (the two-pass runner, first pass then the
+  entry point on the flagged inputs), what ``ulplab.det`` and a float32 user call; the ratios
+  are det's;
 * glibc: a C loop calling glibc's float function per element (expf, logf, sinf, cosf, tanhf; the
   activations as their textbook float formula over expf/erff), built with the same compiler and
   flags as det (-O3 -ffp-contract=off and the variant's -march) and called the same way;
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from timing import interleaved_medians, median_seconds
+from timing import cpu_isa, interleaved_medians, median_seconds
 
 GLIBC = {  # C expression over x (float) per function
     "exp": "expf(x)", "log": "logf(x)", "sin": "sinf(x)", "cos": "cosf(x)",
@@ -89,14 +89,13 @@ def main() -> None:
     act = rng.uniform(-8, 8, n)
     print(f"n = {n}, variant {variant}, flags {' '.join(flags)}; Melem/s (median of {args.runs}"
           " interleaved rounds)")
-    from ulplab.export import has_float32
-
-    print(f"{'function':<9} {'det':>6} {'det32':>6} {'glibc':>6} {'numpy':>6} "
-          f"{'det32/glibc time':>17} {'det32/numpy time':>17}")
+    print(f"CPU: {cpu_isa()}")
+    print(f"{'function':<9} {'odd':>6} {'det':>6} {'glibc':>6} {'numpy':>6} "
+          f"{'det/glibc time':>17} {'det/numpy time':>17}")
     for func in funcs:
         x = ranges.get(func, act).astype(np.float32)
-        det = native.kernel(func, variant)
-        det32 = native.kernel(func, variant, "float32") if has_float32(func) else None
+        det = native.kernel(func, variant, "odd")
+        det32 = native.kernel(func, variant, "float32")
         peer = getattr(lib, f"peer_{func}")
 
         def glibc(x: np.ndarray, peer=peer) -> np.ndarray:
@@ -105,13 +104,11 @@ def main() -> None:
                  ctypes.c_long(x.size))
             return out
 
-        fns = {"det": partial(det, x), "glibc": partial(glibc, x), "numpy": partial(NUMPY[func], x)}
-        if det32 is not None:
-            fns["det32"] = partial(det32, x)
+        fns = {"odd": partial(det, x), "det": partial(det32, x), "glibc": partial(glibc, x),
+               "numpy": partial(NUMPY[func], x)}
         with np.errstate(all="ignore"):
             t = interleaved_medians(fns, args.runs)
-        t_det, t_glibc, t_np = t["det"], t["glibc"], t["numpy"]
-        t_32 = t.get("det32", float("nan"))
+        t_det, t_32, t_glibc, t_np = t["odd"], t["det"], t["glibc"], t["numpy"]
         print(f"{func:<9} {n / t_det / 1e6:6.0f} {n / t_32 / 1e6:6.0f} {n / t_glibc / 1e6:6.0f} "
               f"{n / t_np / 1e6:6.0f} {t_32 / t_glibc:17.2f} {t_32 / t_np:17.2f}", flush=True)
 

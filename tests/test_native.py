@@ -213,3 +213,61 @@ def test_out_may_overlap_x_shifted_either_way(rounding):
         x, out = buf[lo_x:lo_x + n], buf[lo_out:lo_out + n]
         want = kern(x.copy()).view(np.uint32)
         assert np.array_equal(kern(x, out).view(np.uint32), want), (lo_x, lo_out)
+
+
+_PROBE = """
+import numpy as np
+from ulplab import det
+x = np.random.default_rng(1).integers(0, 2**32, 50_000, dtype=np.uint64).astype(np.uint32)
+y = det.exp(x.view(np.float32))
+print(det.float32_kernel("exp").__name__, y.view(np.uint32).sum(dtype=np.uint64))
+"""
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "manifest"])
+def test_a_damaged_cached_library_is_rebuilt_never_loaded(tmp_path, damage):
+    """A cached native library whose bytes do not match its manifest's SHA-256 (overwritten,
+    truncated, or its manifest damaged) is rebuilt before it is loaded: the process neither
+    crashes (loading a damaged shared object can) nor falls back to the slow path."""
+    import os
+    import sys
+
+    env = {**os.environ, "ULPLAB_CACHE_DIR": str(tmp_path)}
+    run = [sys.executable, "-c", _PROBE]
+    first = subprocess.run(run, env=env, capture_output=True, text=True, check=True)
+    libs = sorted((tmp_path / "native").glob("*.so"))
+    assert libs and all(lib.with_suffix(".json").is_file() for lib in libs)
+    for lib in libs:
+        if damage == "garbage":
+            data = bytearray(lib.read_bytes())
+            data[len(data) // 3: len(data) // 3 + 4096] = os.urandom(4096)
+            lib.write_bytes(bytes(data))
+        elif damage == "truncated":
+            lib.write_bytes(lib.read_bytes()[: len(lib.read_bytes()) // 2])
+        else:
+            lib.with_suffix(".json").write_text("{not json")
+    again = subprocess.run(run, env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert again.stdout == first.stdout and "_native" in again.stdout  # same bits, compiled
+    assert "failed its SHA-256 check; rebuilding it" in again.stderr
+    third = subprocess.run(run, env=env, capture_output=True, text=True, check=True)
+    assert third.stdout == first.stdout and "SHA-256" not in third.stderr  # rebuilt, verified
+
+
+def test_cached_builds_are_found_without_tracing(monkeypatch):
+    """A warm cache loads the library without tracing the kernel (the key is the digest of the
+    emitting packages' files), so a fresh process's first det call stays light."""
+    native.kernel("exp")  # built or loaded
+    native._entry.cache_clear()
+    native._float32_passes.cache_clear()
+    native._driver.cache_clear()
+
+    def no_tracing(*args, **kwargs):
+        raise AssertionError("traced although the build is cached")
+
+    import ulplab.export.trace as trace_module
+
+    monkeypatch.setattr(trace_module, "trace", no_tracing)
+    x = np.linspace(-5, 5, 1001, dtype=np.float32)
+    assert np.array_equal(native.kernel("exp")(x).view(np.uint32),
+                          native.kernel("exp", rounding="float32")(x).view(np.uint32))
