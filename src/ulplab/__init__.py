@@ -11,35 +11,23 @@ API (``ulplab.api``) is here too: ``ulplab.analyze``, ``ulplab.Report``, ``ulpla
 
 from __future__ import annotations
 
-import types
+import importlib
 from typing import Any
 
 __version__ = "0.1.0"
 
 _API = ("Report", "WorstInput", "analyze", "correctly_rounded", "ulp_distance")
-
-
-class _CallablePackage(types.ModuleType):
-    """A stage's package that, called, is the API function of the same name: ``ulplab.formats``
-    and ``ulplab.oracle`` are subpackages, whose attributes on ``ulplab`` would otherwise hide
-    ``ulplab.formats()`` and ``ulplab.oracle(function, format)``."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from ulplab import api
-
-        return getattr(api, self.__name__.rsplit(".", 1)[1])(*args, **kwargs)
+_LAZY = ("det", "formats", "oracle")
 
 
 def __getattr__(name: str) -> Any:
-    """The API is imported on first use, so that ``import ulplab`` (and the CLI) stays light."""
-    if name in ("det", "formats", "oracle"):  # imported on first use: import ulplab is light
-        import importlib
-
+    """The public face: ``ulplab.det``, ``ulplab.formats``, ``ulplab.oracle`` and the API
+    (``ulplab.api``) are found by name on first use, so that ``import ulplab`` imports nothing
+    else (and nothing below imports this package's attributes: ``__version__`` only)."""
+    if name in _LAZY:
         return importlib.import_module(f"ulplab.{name}")
     if name in _API:
-        from ulplab import api
-
-        return getattr(api, name)
+        return getattr(importlib.import_module("ulplab.api"), name)
     raise AttributeError(f"module 'ulplab' has no attribute {name!r}")
 
 

@@ -69,6 +69,6 @@ __all__ = [
 
 import sys as _sys
 
-from ulplab import _CallablePackage
+from ulplab._facade import CallablePackage
 
-_sys.modules[__name__].__class__ = _CallablePackage  # ulplab.formats(): the API's list
+_sys.modules[__name__].__class__ = CallablePackage  # ulplab.formats(): the API's list

@@ -5,6 +5,6 @@ The oracle never imports ``ulplab.methods``.
 
 import sys as _sys
 
-from ulplab import _CallablePackage
+from ulplab._facade import CallablePackage
 
-_sys.modules[__name__].__class__ = _CallablePackage  # ulplab.oracle(function, format)
+_sys.modules[__name__].__class__ = CallablePackage  # ulplab.oracle(function, format)
