@@ -8,11 +8,14 @@ Each public module of this package (``exp.py``, ``rsqrt.py`` ...) defines ``FUNC
   certified balls in a Ziv loop);
 * an independent second opinion: f with mpmath's functions (``ulplab.oracle.crosscheck``);
 * a float64 reference and the sides of its anchors (``ulplab.analysis.faithful``);
+* its float64 form: f = anchor + delta in float64 with a per-element error bound, argued in the
+  form's docstring (``ulplab.oracle.fast32``, the float32 oracle's fast path; parts shared by the
+  forms in ``_float64``), and ``nan_below``, where f's domain ends;
 * the textbook float32 formula (the ``f32-naive`` baseline method);
 * the names of its peers in PyTorch, JAX, NumPy and the C library (``ulplab peers``).
 
 A function module may import flint and mpmath (it defines the truth) and this package's shared
-modules (``_parts``, ``_shared``, a sibling function), never ``ulplab.oracle`` or
+modules (``_parts``, ``_shared``, ``_float64``, a sibling function), never ``ulplab.oracle`` or
 ``ulplab.methods``: both of those read this package, neither reads the other.
 """
 

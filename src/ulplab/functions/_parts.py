@@ -11,6 +11,8 @@ import numpy as np
 from flint import arb
 from mpmath import mpf
 
+from ulplab.functions._float64 import Float64Form
+
 Region = tuple[str, float, float]
 """(name, lo, hi): the finite inputs x with lo <= x < hi."""
 
@@ -118,6 +120,12 @@ class Function:
     peers: Peers
     derivative: str | None = None
     """The function that is f' (the peers' backward pass is measured against it)."""
+    float64_form: Float64Form | None = None
+    """f(x) = anchor + delta in float64 with a per-element error bound (``functions._float64``),
+    for float32 inputs: the float32 oracle's fast path (``ulplab.oracle.fast32``). None: every
+    float32 input goes to Arb."""
+    nan_below: float | None = None
+    """f(x) is NaN for every x below this (-0.0 is not below); the float64 form never sees them."""
 
 
 def no_exact_cases(x: float) -> None:

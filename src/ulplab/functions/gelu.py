@@ -6,6 +6,15 @@ import numpy as np
 from flint import arb
 from mpmath import mp, mpf
 
+from ulplab.functions._float64 import (
+    ABS,
+    FRACTION_UNITS,
+    SERIES_UNITS,
+    Form64,
+    normal_series,
+    normal_tails,
+    put,
+)
 from ulplab.functions._parts import (
     GELU_REGIONS,
     INF,
@@ -42,10 +51,26 @@ def naive(x: np.ndarray) -> np.ndarray:
     return HALF * x * (ONE + erf_f32(x * _INV_SQRT2))
 
 
+def float64_form(x: np.ndarray) -> Form64:
+    """x^2 <= 9: x Phi(x) = x/2 + x^2 phi(x) T(x^2), a positive rest (``normal_series``; the
+    series' 3N + L + 8, N = 44 terms, truncation 2^-58, and 4 u for the products). Beyond, with
+    Q(a) = phi(a) r the Mills ratio fraction (122 + L + 8, truncation 2^-56; ``normal_tails``):
+    x > 3: x - x Q(x); x < -3: 0 + x Q(-x); 4 u more. ABS max(1, |x|) for underflow."""
+    f = Form64(x.size)
+    near_cond, near, phi, t = normal_series(x)
+    xs = x[near]
+    put(f, near, xs * 0.5, xs * xs * phi * t, SERIES_UNITS + 4, 1, ABS)
+    for positive, m, a, phi_a, r in normal_tails(x, near_cond):
+        put(f, m, x[m] if positive else 0.0, -a * phi_a * r, FRACTION_UNITS + 4, -1,
+            ABS * np.maximum(a, 1.0))
+    return f
+
+
 FUNCTION = Function(
     "gelu", "x * Phi(x) = x/2 * (1 + erf(x/sqrt(2)))", GELU_REGIONS, arb_form,
     at_inf=(INF, -0.0), exact=odd_zero,
     mpmath_form=mpmath_form, negative_for_negative_x=True,
+    float64_form=float64_form,
     # x/2 + x^2/sqrt(2 pi) near 0; x - tiny beyond 32, and below -32 no anchor
     double=DoubleReference(double, side_small=lambda s: 1,
                            side_large=lambda s: np.where(s > 0, -1, 0)),

@@ -8,6 +8,16 @@ import numpy as np
 from flint import arb
 from mpmath import mp, mpf
 
+from ulplab.functions._float64 import (
+    ABS,
+    FRACTION_UNITS,
+    SERIES_UNITS,
+    Form64,
+    normal_series,
+    normal_tails,
+    put,
+    signs,
+)
 from ulplab.functions._parts import (
     GELU_REGIONS,
     DoubleReference,
@@ -49,10 +59,27 @@ def naive(x: np.ndarray) -> np.ndarray:
     return cdf + x * pdf
 
 
+def float64_form(x: np.ndarray) -> Form64:
+    """x^2 <= 9: Phi(x) + x phi(x) = 1/2 + x phi(x) (T(x^2) + 1) (``normal_series``: the
+    series' 3N + L + 8, N = 44 terms, truncation 2^-58, and 4 u). Beyond, with Q(a) = phi(a) r
+    (``normal_tails``: 122 + L + 8, truncation 2^-56, and 4 u): x > 3: 1 + phi(x) (x - r);
+    x < -3: 0 + phi(a) (r - a), a = -x; neither difference cancels (r < 1/a < a). ABS for
+    underflow."""
+    f = Form64(x.size)
+    near_cond, near, phi, t = normal_series(x)
+    xs = x[near]
+    put(f, near, 0.5, xs * phi * (t + 1), SERIES_UNITS + 4, signs(xs), ABS)
+    for positive, m, a, phi_a, r in normal_tails(x, near_cond):
+        d = phi_a * (a - r) if positive else phi_a * (r - a)
+        put(f, m, 1.0 if positive else 0.0, d, FRACTION_UNITS + 4, 1 if positive else -1, ABS)
+    return f
+
+
 FUNCTION = Function(
     "gelu_grad", "d/dx gelu(x) = Phi(x) + x * phi(x)", GELU_REGIONS, arb_form,
     at_inf=(1.0, -0.0), exact=value_at_zero(0.5),
     mpmath_form=mpmath_form, negative_for_negative_x=True,
+    float64_form=float64_form,
     # 1/2 + 2x/sqrt(2 pi) near 0; above 1 beyond 32. The two terms cancel at the root
     # x = -0.75179...; the slope there is about 0.43 and the terms' double error about 2^-54,
     # so within (-0.77, -0.73) the double value may be off by more than 2^-46 (relative).

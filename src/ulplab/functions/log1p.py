@@ -8,6 +8,7 @@ import numpy as np
 from flint import arb
 from mpmath import mp
 
+from ulplab.functions._float64 import ABS, LIBM_ULPS, Form64, put, signs, split
 from ulplab.functions._parts import (
     GENERIC_REGIONS,
     INF,
@@ -36,10 +37,24 @@ def exact(x: float) -> float | None:
     return None
 
 
+def float64_form(x: np.ndarray) -> Form64:
+    """|x| < 2^-12: x + delta, delta = x^2 (x/3 - 1/2) = -x^2/2 + x^3/3 < 0, at most four
+    roundings (4 u); the next term -x^4/4 is x^2/2 of delta, charged x^2 |delta| (+ ABS). Else
+    0 + log1p(x): L. x >= -1 (``nan_below``)."""
+    f = Form64(x.size)
+    tiny, m = split(np.abs(x) < 2.0**-12)
+    xt = x[tiny]
+    d = xt * xt * (xt / 3.0 - 0.5)
+    put(f, tiny, xt, d, 4.0, -1, np.abs(d) * xt * xt + ABS)
+    put(f, m, 0.0, np.log1p(x[m]), LIBM_ULPS, signs(x[m]))
+    return f
+
+
 FUNCTION = Function(
     "log1p", "log(1 + x)", GENERIC_REGIONS, arb_form,
     at_inf=(INF, math.nan), exact=exact,
     mpmath_form=mp.log1p, negative_for_negative_x=True,
+    float64_form=float64_form, nan_below=-1.0,
     double=DoubleReference(np.log1p, side_small=lambda s: -1, side_large=None),  # x - x^2/2
     naive=Naive(np.log1p, "np.log1p", ("log1p",)),
     peers=Peers(peer("torch.log1p"), peer("jax.numpy.log1p"), peer("numpy.log1p"), "log1pf"),

@@ -9,6 +9,7 @@ import numpy as np
 from flint import arb
 from mpmath import mp, mpf
 
+from ulplab.functions._float64 import Form64, put
 from ulplab.functions._parts import (
     GENERIC_REGIONS,
     DoubleReference,
@@ -54,10 +55,19 @@ def naive(x: np.ndarray) -> np.ndarray:
     return ONE / np.sqrt(x)
 
 
+def float64_form(x: np.ndarray) -> Form64:
+    """0 + 1/sqrt(x): two correctly rounded operations, 2 u. x > 0 (``nan_below``; 0 is the
+    oracle's special case)."""
+    f = Form64(x.size)
+    put(f, slice(None), 0.0, 1.0 / np.sqrt(x), 2.0, 1)
+    return f
+
+
 FUNCTION = Function(
     "rsqrt", "1 / sqrt(x)", GENERIC_REGIONS, arb_form,
     at_inf=(0.0, math.nan), exact=exact,
     mpmath_form=mpmath_form, negative_for_negative_x=False,
+    float64_form=float64_form, nan_below=0.0,
     double=DoubleReference(double, side_small=None, side_large=None),
     naive=Naive(naive, "1 / np.sqrt(x)", ("sqrt",)),  # a baseline names its library calls
     peers=Peers(peer("torch.rsqrt"), peer("jax.lax.rsqrt"), None, None),

@@ -6,6 +6,7 @@ import numpy as np
 from flint import arb
 from mpmath import mp, mpf
 
+from ulplab.functions._float64 import ABS, LIBM_ULPS, Form64, put, split
 from ulplab.functions._parts import (
     GENERIC_REGIONS,
     INF,
@@ -38,10 +39,23 @@ def naive(x: np.ndarray) -> np.ndarray:
     return np.log(ONE + np.exp(x))
 
 
+def float64_form(x: np.ndarray) -> Form64:
+    """x + log1p(e^-x) for x > 0, 0 + log1p(e^x) for x < 0 (a positive rest: no cancellation).
+    exp's error passes through log1p at most once (log1p(y)'s relative condition,
+    y / ((1 + y) log1p(y)), is at most 1), plus log1p's own: 2L + 4 (+ ABS)."""
+    f = Form64(x.size)
+    pos, neg = split(x > 0)
+    d = np.log1p(np.exp(-np.abs(x)))
+    put(f, pos, x[pos], d[pos], 2 * LIBM_ULPS + 4, 1, ABS)
+    put(f, neg, 0.0, d[neg], 2 * LIBM_ULPS + 4, 1, ABS)
+    return f
+
+
 FUNCTION = Function(
     "softplus", "log(1 + e^x)", GENERIC_REGIONS, arb_form,
     at_inf=(INF, 0.0), exact=no_exact_cases,  # softplus(0) = log 2
     mpmath_form=mpmath_form, negative_for_negative_x=False,
+    float64_form=float64_form,
     double=DoubleReference(double, side_small=None,
                            side_large=lambda s: np.where(s > 0, 1, 0)),  # x + e^-x
     naive=Naive(naive, "log(1 + exp(x))", ("exp", "log")),
