@@ -48,6 +48,11 @@ def test_every_function_has_every_part(name):
     for p in (f.peers.torch, f.peers.jax, f.peers.numpy):
         assert p is None or isinstance(p, Peer)
     assert f.derivative is None or f.derivative in FUNCTIONS
+    assert callable(f.float64_form)  # the float32 oracle's fast path (else every input to Arb)
+    if f.nan_below is not None:  # f is NaN below it, and not at it
+        below = float(np.nextafter(np.float64(f.nan_below), -np.inf))
+        assert math.isnan(float(f.exact(below))) and math.isnan(float(f.exact(-1e30)))
+        assert not math.isnan(float(f.exact(f.nan_below)))  # log(0) = -inf, rsqrt(0) = inf
     x = 0.75  # inside every domain
     anchor, d, sign = f.arb_form(x, arb(x))
     assert isinstance(anchor, float) and isinstance(d, arb) and sign in (-1, 0, 1)

@@ -41,7 +41,7 @@ def float64_form(x: np.ndarray) -> Form64:
 FUNCTION = Function(
     "exp", "e^x", GENERIC_REGIONS, arb_form,
     at_inf=(INF, 0.0), exact=value_at_zero(1.0),
-    mpmath_form=mp.exp, negative_for_negative_x=False,
+    mpmath_form=mp.exp, negative_for_negative_x=False, derivative="exp",
     float64_form=float64_form,
     double=DoubleReference(np.exp, side_small=lambda s: s, side_large=None),  # 1 + x
     naive=Naive(np.exp, "np.exp", ("exp",)),

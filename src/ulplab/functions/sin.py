@@ -40,7 +40,7 @@ def float64_form(x: np.ndarray) -> Form64:
 FUNCTION = Function(
     "sin", "sin(x)", GENERIC_REGIONS, arb_form,
     at_inf=(math.nan, math.nan), exact=odd_zero,
-    mpmath_form=mp.sin, negative_for_negative_x=True,
+    mpmath_form=mp.sin, negative_for_negative_x=True, derivative="cos",
     float64_form=float64_form,
     # x - x^3/6: the rest is quadratic in x relative to x, below half an ulp for |x| < 2^-13
     double=DoubleReference(np.sin, side_small=lambda s: -s, side_large=None,

@@ -54,7 +54,7 @@ def float64_form(x: np.ndarray) -> Form64:
 FUNCTION = Function(
     "softplus", "log(1 + e^x)", GENERIC_REGIONS, arb_form,
     at_inf=(INF, 0.0), exact=no_exact_cases,  # softplus(0) = log 2
-    mpmath_form=mpmath_form, negative_for_negative_x=False,
+    mpmath_form=mpmath_form, negative_for_negative_x=False, derivative="sigmoid",
     float64_form=float64_form,
     double=DoubleReference(double, side_small=None,
                            side_large=lambda s: np.where(s > 0, 1, 0)),  # x + e^-x
