@@ -23,7 +23,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "ulplab"
 
 RANKS: list[tuple[str, ...]] = [
-    ("ulplab.errors",),
+    ("ulplab.errors", "ulplab._facade"),  # _facade finds ulplab.api by name, at call time
     ("ulplab.cache", "ulplab.files", "ulplab.progress"),
     ("ulplab.kit",),
     ("ulplab.formats",),
