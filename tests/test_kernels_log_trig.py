@@ -15,6 +15,7 @@ from kernel_checks import assert_special_table as _special_table
 from kernel_checks import bits as _bits
 from kernel_checks import trig_hard_bits
 from ulplab.kernels import log as klog
+from ulplab.kernels import reduction as kred
 from ulplab.kernels import trig as ktrig
 from ulplab.kit import fma, run_guarded
 
@@ -168,10 +169,10 @@ def test_cody_waite_and_payne_hanek_agree():
                      dtype=np.uint32).view(f32)
     x = np.concatenate([x, -x[:1000], HARD.view(f32)[[4, 10, 13, 18]]])
     with np.errstate(all="ignore"):
-        cw, ph = ktrig._cody_waite(x), ktrig._payne_hanek(x)
+        cw, ph = kred.cody_waite_pio2(x), kred.payne_hanek_pio2(x)
         for shift in (0, 1):
-            h1, l1 = ktrig._combine(cw[0] + shift, *ktrig._tables_and_t(cw[1], cw[2]))
-            h2, l2 = ktrig._combine(ph[0] + shift, *ktrig._tables_and_t(ph[1], ph[2]))
+            h1, l1 = ktrig.combine_quadrant(cw[0] + shift, *ktrig._tables_and_t(cw[1], cw[2]))
+            h2, l2 = ktrig.combine_quadrant(ph[0] + shift, *ktrig._tables_and_t(ph[1], ph[2]))
             d = (h1.astype(np.float64) - h2) + (l1.astype(np.float64) - l2)
             assert np.all(np.abs(d) <= 2.0**-44 * np.abs(h2.astype(np.float64)))
 
@@ -180,7 +181,7 @@ def test_payne_hanek_quadrant_and_remainder():
     """x = q pi/2 + r exactly for huge x: the remainder against mpmath at 400 bits."""
     from mpmath import mp, mpf
     xs = np.concatenate([HARD.view(f32)[:20], np.array([3.4028235e38, -1e30, 8192.0], f32)])
-    q, rh, rl = ktrig._payne_hanek(xs)
+    q, rh, rl = kred.payne_hanek_pio2(xs)
     with mp.workprec(400):
         for x, qi, a, b in zip(xs, q, rh, rl, strict=True):
             t = mpf(float(x)) * 2 / mp.pi
