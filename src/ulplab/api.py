@@ -234,11 +234,11 @@ class Report:
 
     def to_json(self, indent: int | None = 2) -> str:
         """The JSON text of ``to_dict()``; ``indent``: None (one line) or an integer >= 0."""
-        from ulplab.files import _clean
+        from ulplab.files import json_ready
 
         if indent is not None:
             indent = check_count("indent", indent)
-        return json.dumps(_clean(self.to_dict()), indent=indent, allow_nan=False)
+        return json.dumps(json_ready(self.to_dict()), indent=indent, allow_nan=False)
 
     def to_dataframe(self) -> Any:
         """One row per input: x, x_bits, expected, got, ulp (-1: NaN/inf), region. Needs pandas."""

@@ -116,22 +116,22 @@ def _json_default(o: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 
-def _clean(o: Any) -> Any:
+def json_ready(o: Any) -> Any:
     """Replace infinities (region bounds) and NaN by strings so the JSON is strict."""
     if isinstance(o, float) and math.isinf(o):
         return "inf" if o > 0 else "-inf"
     if isinstance(o, float) and math.isnan(o):
         return "nan"
     if isinstance(o, dict):
-        return {k: _clean(v) for k, v in o.items()}
+        return {k: json_ready(v) for k, v in o.items()}
     if isinstance(o, list | tuple):
-        return [_clean(v) for v in o]
+        return [json_ready(v) for v in o]
     return o
 
 
 def write_json(path: str | Path, data: Any) -> None:
     """Strict JSON (infinities and NaN as strings), indented, atomically."""
-    write_text(path, json.dumps(_clean(data), indent=2, allow_nan=False, default=_json_default)
+    write_text(path, json.dumps(json_ready(data), indent=2, allow_nan=False, default=_json_default)
                + "\n")
 
 

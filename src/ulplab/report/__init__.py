@@ -14,9 +14,6 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-# for ulplab.export, ulplab.api and tests/test_studies.py until they import ulplab.files
-from ulplab.files import _clean, write_json, write_text  # noqa: F401
-
 
 class _WholeTables(Console):
     """A console that never cuts a table: one whose columns cannot shrink to the terminal

@@ -40,7 +40,7 @@ from ulplab.formats import Format, all_patterns, get_format, is_finite, round_to
 from ulplab.methods.gelu import softmax_h2, tail
 from ulplab.oracle.table import oracle_table
 from ulplab.studies.common import float32_ulps_apart
-from ulplab.studies.verify_knots import MAX_PRECISION, _round_arb_exact
+from ulplab.studies.verify_knots import MAX_PRECISION, round_arb_exact
 from ulplab.ulp import ulp_distance
 
 f32 = np.float32
@@ -83,8 +83,8 @@ def exact_softmax(x: np.ndarray, fmts: tuple[Format, ...]) -> dict[str, Any]:
                 for f in fmts:
                     pb, eb = [], []
                     for v, w in zip(p, e, strict=True):
-                        lo, hi = _round_arb_exact(v.lower(), f), _round_arb_exact(v.upper(), f)
-                        elo, ehi = _round_arb_exact(w.lower(), f), _round_arb_exact(w.upper(), f)
+                        lo, hi = round_arb_exact(v.lower(), f), round_arb_exact(v.upper(), f)
+                        elo, ehi = round_arb_exact(w.lower(), f), round_arb_exact(w.upper(), f)
                         if lo != hi or elo != ehi:
                             ok = False
                             break

@@ -43,7 +43,7 @@ MAX_PRECISION = 1 << 14
 
 
 # ------------------------------------------------------------------ certified rounding (Arb)
-def _round_arb_exact(v: arb, fmt: Format) -> int:
+def round_arb_exact(v: arb, fmt: Format) -> int:
     man, exp = v.man_exp()
     man, exp = int(man), int(exp)
     return int(round_dyadic(man < 0, abs(man), exp, fmt)[0])  # nearest-even
@@ -62,7 +62,7 @@ def certified_bits(ball: Callable[[], arb], fmt: Format | str = F32, start: int 
             ctx.prec = prec
             b = ball()
             if b.is_finite():
-                lo, hi = _round_arb_exact(b.lower(), fmt), _round_arb_exact(b.upper(), fmt)
+                lo, hi = round_arb_exact(b.lower(), fmt), round_arb_exact(b.upper(), fmt)
                 if lo == hi:
                     return lo
             prec *= 2
