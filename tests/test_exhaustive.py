@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import assert_bits_equal
+from conftest import assert_bits_equal, needs
 from ulplab.cli.main import main
 from ulplab.errors import UsageError
 from ulplab.formats import get_format
@@ -137,6 +137,7 @@ def test_results_do_not_depend_on_chunking():
     assert runs[0] == runs[1] == runs[2]
 
 
+@needs("dask", "distributed")
 def test_dask_local_cluster_matches_single_process():
     job = Job("tanh", ("det", "f32-naive"), ((0x3E000000, 0x3E000000 + (1 << 17)),
                                             (0xBF400000, 0xBF400000 + (1 << 16))),
@@ -147,6 +148,7 @@ def test_dask_local_cluster_matches_single_process():
 
 
 @pytest.mark.slow
+@needs("dask", "distributed")
 def test_existing_dask_cluster_by_address():
     """--scheduler tcp://HOST:PORT: the same job on a cluster that was already running."""
     from distributed import LocalCluster

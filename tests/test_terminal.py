@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
+from conftest import needs
 from ulplab.cli.main import main
 from ulplab.formats import get_format
 from ulplab.methods import methods_for
@@ -95,6 +96,7 @@ TANH_002 = ["peers", "tanh", "--format", "bfloat16", "--denormals", "daz-ftz", "
             "det", "--backends", "torch", "--quiet"]
 
 
+@needs("torch")
 def test_the_tanh_diagnostic_of_seed_002_is_reproduced(capsys, tmp_path):
     j = tmp_path / "tanh.json"
     assert main([*TANH_002, "--json", str(j)]) == 0

@@ -48,7 +48,7 @@ STALE_TMP_SECONDS = 3600
 """A temporary file older than this was left by a writer that died: removed by the next save."""
 
 
-def _unusable(directory: Path, exc: OSError) -> None:
+def warn_unusable(directory: Path, exc: OSError) -> None:
     if str(directory) not in _WARNED:
         _WARNED.add(str(directory))
         print(f"ulplab: warning: cache directory {directory} is unusable ({exc.strerror or exc}); "
@@ -84,7 +84,7 @@ def save(key: str, array: np.ndarray) -> Path:
     try:
         return _save_file(key, arr, target)
     except OSError as exc:
-        _unusable(target.parent, exc)
+        warn_unusable(target.parent, exc)
         _MEMORY[key] = arr.copy()
         return target
 

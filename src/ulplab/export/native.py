@@ -218,8 +218,6 @@ def library(name: str, variant: str | None, make_source: Callable[[], str],
     and the flags. The library is written to a temporary file and renamed into place, then its
     manifest (JSON: SHA-256, source SHA-256, compiler, flags), so a reader never loads half a
     library, and one that fails its checksum is rebuilt."""
-    from ulplab.cache import cache_dir
-
     variant = variant or best_variant()
     if variant not in VARIANTS:
         raise UsageError(f"unknown build variant {variant!r}; valid: {', '.join(VARIANTS)}")
@@ -227,12 +225,11 @@ def library(name: str, variant: str | None, make_source: Callable[[], str],
     flags = [*BASE_FLAGS, *VARIANTS[variant][0]]
     parts = [name, variant, source_key or source_digest(), _compiler_key(cc), *flags]
     key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
-    target = cache_dir() / "native" / f"{name}-{variant}-{key}.so"
+    target = _build_dir() / f"{name}-{variant}-{key}.so"
     manifest = target.with_suffix(".json")
     if _verified(target, manifest):
         return target
     src = make_source()
-    target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as tmp:
         c_path, so_path = Path(tmp) / f"{name}.c", Path(tmp) / f"{name}.so"
         c_path.write_text(src)
@@ -247,6 +244,32 @@ def library(name: str, variant: str | None, make_source: Callable[[], str],
            "compiler": _compiler_id(cc), "flags": flags}
     _write_atomic(manifest, (json.dumps(doc, indent=1) + "\n").encode())
     return target
+
+
+_PRIVATE_DIR: list[Path] = []
+
+
+def _build_dir() -> Path:
+    """``$ULPLAB_CACHE_DIR/native``, created if needed; where the cache directory cannot be
+    written, a directory private to this process (removed at exit), after the cache's one
+    warning line: the kernels still run compiled."""
+    from ulplab import cache
+
+    folder = cache.cache_dir() / "native"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if os.access(folder, os.W_OK | os.X_OK):
+            return folder
+        raise PermissionError(13, "not writable")
+    except OSError as exc:
+        cache.warn_unusable(folder.parent, exc)
+    if not _PRIVATE_DIR:
+        import atexit
+
+        private = Path(tempfile.mkdtemp(prefix="ulplab-native-"))
+        atexit.register(shutil.rmtree, private, ignore_errors=True)
+        _PRIVATE_DIR.append(private)
+    return _PRIVATE_DIR[0]
 
 
 def _function(path: Path, symbol: str) -> Callable[..., None]:

@@ -685,8 +685,12 @@ def _quiet_distributed() -> Iterator[None]:
 
 def _on_dask(job: Job, todo: list[tuple[int, int]], done: ChunkDone, scheduler: str | None,
              workers: int) -> None:
-    import dask
-    from distributed import Client, KilledWorker, LocalCluster, as_completed
+    try:
+        import dask
+        from distributed import Client, KilledWorker, LocalCluster, as_completed
+    except ImportError as exc:
+        raise UsageError(f"more than one worker runs on Dask, which is not installed ({exc}); "
+                         "pip install 'dask[distributed]' or use --workers 1") from None
 
     with _quiet_distributed():
         if scheduler:
