@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import assert_bits_equal, needs
+from ulplab.backends import BACKENDS, _libm, _libm_loop, _libm_note
 from ulplab.cli.main import main
 from ulplab.errors import UsageError
 from ulplab.formats import get_format
@@ -16,7 +17,6 @@ from ulplab.methods import get_method
 from ulplab.oracle.fast32 import FAST_FORMS, correctly_rounded32, decide64
 from ulplab.oracle.table import evaluate
 from ulplab.oracle.ziv import correctly_rounded_array
-from ulplab.peers.backends import BACKENDS, _libm, _libm_loop, _libm_note
 from ulplab.sweep import analyze
 from ulplab.sweep.exhaustive import (
     Job,

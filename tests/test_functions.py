@@ -93,7 +93,7 @@ def test_double_reference_is_within_one_float32_ulp_of_the_oracle(name):
 @pytest.mark.parametrize("library", ["torch", "jax", "numpy"])
 def test_named_peers_exist(library):
     pytest.importorskip(library)
-    from ulplab.peers.backends import _peer_callable
+    from ulplab.backends import _peer_callable
 
     named = [n for n in NAMES if getattr(FUNCTIONS[n].peers, library) is not None]
     assert named

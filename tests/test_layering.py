@@ -23,11 +23,11 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "ulplab"
 
 RANKS: list[tuple[str, ...]] = [
-    ("ulplab.errors", "ulplab._facade"),  # _facade finds ulplab.api by name, at call time
+    ("ulplab.errors", "ulplab._facade", "ulplab._version"),
+    ("ulplab",),  # the face: it imports _version; det, formats, oracle, the API found by name
     ("ulplab.cache", "ulplab.files", "ulplab.progress"),
     ("ulplab.kit",),
     ("ulplab.formats",),
-    ("ulplab",),
     ("ulplab.functions",),
     ("ulplab.kernels",),
     ("ulplab.export",),
@@ -39,7 +39,7 @@ RANKS: list[tuple[str, ...]] = [
     ("ulplab.oracle",),
     ("ulplab.fit",),
     ("ulplab.methods",),
-    ("ulplab.peers.backends",),
+    ("ulplab.backends",),
     ("ulplab.sweep",),
     ("ulplab.analysis",),
     ("ulplab.report",),
@@ -81,10 +81,7 @@ def all_modules() -> dict[str, Path]:
 
 
 def unit_of(module: str) -> str:
-    """The top-level module or subpackage holding ``module``; ulplab.peers.backends stands
-    apart from ulplab.peers."""
-    if module == "ulplab.peers.backends" or module.startswith("ulplab.peers.backends."):
-        return "ulplab.peers.backends"
+    """The top-level module or subpackage holding ``module``."""
     parts = module.split(".")
     return ".".join(parts[:2])
 
@@ -148,7 +145,6 @@ def test_the_parser_sees_what_the_layering_needs(tmp_path: Path):
     got = {(i.line, i.target) for i in imports_of("ulplab.kernels.probe", probe, modules)}
     assert got == {(2, "ulplab.kernels.core"), (2, "ulplab.kernels"), (6, "ulplab.errors"),
                    (8, "ulplab.oracle.table"), (9, "ulplab.kit.fma")}
-    assert unit_of("ulplab.peers.backends.jax") == "ulplab.peers.backends"
     assert unit_of("ulplab.peers.card") == "ulplab.peers"
     assert unit_of("ulplab") == "ulplab" and unit_of("ulplab.kit.ops") == "ulplab.kit"
     imps = imports_of("ulplab.kernels.erf", modules["ulplab.kernels.erf"], modules)

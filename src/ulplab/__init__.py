@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+from ulplab._version import __version__
 
 _API = ("Report", "WorstInput", "analyze", "correctly_rounded", "ulp_distance")
 _LAZY = ("det", "formats", "oracle")

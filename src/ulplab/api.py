@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ulplab.errors import UsageError
+from ulplab.errors import ArgumentTypeError, UsageError, check_name
+from ulplab.errors import shown as _shown
 from ulplab.formats import (
     FORMATS,
     POLICIES,
@@ -46,17 +47,6 @@ FRAMEWORKS = ("numpy", "torch", "jax")
 
 
 # ---------------------------------------------------------------- argument checks
-class ArgumentTypeError(UsageError, TypeError):
-    """An argument of the wrong type. A TypeError for Python callers, and a UsageError (so a
-    ValueError too) for the command line, which prints it as one line."""
-
-
-def _shown(value: Any) -> str:
-    """``value`` as an error message shows it: its repr, or its type when that is long."""
-    text = repr(value)
-    return text if len(text) <= 60 else f"a {type(value).__name__}"
-
-
 def check_count(name: str, value: Any, minimum: int = 0) -> int:
     """``value`` as an int: an integer (Python or NumPy, not a bool) of at least ``minimum``;
     a TypeError or ValueError naming ``name`` otherwise."""
@@ -81,25 +71,6 @@ def check_ulp_bound(name: str, value: Any) -> float:
     if math.isnan(value) or value < 0:
         raise UsageError(f"{what}, got {_shown(float(value))}")
     return float(value)
-
-
-def check_name(name: str, value: Any, choices: Sequence[str], kind: type | None = None,
-               noun: str | None = None) -> Any:
-    """``value`` when it is a string among ``choices`` (or an instance of ``kind``, the object
-    such a name stands for); else a TypeError (not a string) or ValueError (unknown name) that
-    names the argument ``name`` and the valid choices. ``noun``: what a choice is (default
-    ``name``), as in "unknown rounding mode 'x'"."""
-    if kind is not None and isinstance(value, kind):
-        return value
-    noun = noun or name
-    valid = ", ".join(choices)
-    if not isinstance(value, str):
-        raise ArgumentTypeError(f"{name} must be a string naming a {noun} ({valid}); got "
-                                f"{_shown(value)}")
-    if value not in choices:
-        where = "" if noun == name else f" (argument {name})"
-        raise UsageError(f"unknown {noun} {value!r}{where}; valid: {valid}")
-    return value
 
 
 def check_flag(name: str, value: Any) -> bool:
@@ -511,13 +482,9 @@ def oracle(function: str, format: str | Format, rounding: str = "nearest-even",
            denormals: str = "ieee") -> np.ndarray:
     """The correctly rounded table: entry i is f(input with bit pattern i), as an array of the
     format's dtype (16- and 8-bit formats; float32 has ``correctly_rounded``)."""
-    from ulplab.oracle.table import oracle_table
+    from ulplab.oracle import call
 
-    fmt = _validate(function, format, rounding, denormals)
-    if not fmt.exhaustive:
-        raise UsageError(f"{fmt.name} has no table (2^32 entries); use "
-                         "ulplab.correctly_rounded(function, x, format)")
-    return oracle_table(function, fmt, rounding, denormals, progress=False).view(fmt.dtype)
+    return call(function, format, rounding, denormals)
 
 
 def correctly_rounded(function: str, x: Any, format: str | Format,
@@ -550,7 +517,9 @@ def ulp_distance(a: Any, b: Any, format: str | Format) -> Any:
 
 def formats() -> dict[str, Format]:
     """The formats ulplab measures, by name (bfloat16, float16, the fp8 formats, float32)."""
-    return dict(FORMATS)
+    from ulplab.formats import call
+
+    return call()
 
 
 __all__ = ["FLOAT32_SAMPLES", "FLOAT32_SEED", "Report", "WorstInput", "analyze",

@@ -144,7 +144,7 @@ def run_analyze(args: argparse.Namespace) -> int:
 
 
 def run_peers(args: argparse.Namespace) -> int:
-    from ulplab.peers.backends import BACKENDS, Unavailable
+    from ulplab.backends import BACKENDS, Unavailable
     from ulplab.report import analysis_table, simple_table
 
     names = ([b.strip() for b in args.backends.split(",") if b.strip()] if args.backends

@@ -16,7 +16,7 @@ from typing import NoReturn
 
 import numpy as np
 
-from ulplab import __version__
+from ulplab._version import __version__
 from ulplab.cli.args import (
     MAX_MEMORY_SAMPLES,
     MAX_SAMPLES,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ulplab import __version__
+from ulplab._version import __version__
 from ulplab.errors import unknown_choice
 from ulplab.kernels import registry
 

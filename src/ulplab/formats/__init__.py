@@ -71,4 +71,11 @@ import sys as _sys
 
 from ulplab._facade import CallablePackage
 
-_sys.modules[__name__].__class__ = CallablePackage  # ulplab.formats(): the API's list
+
+def call() -> dict[str, Format]:
+    """``ulplab.formats()``: the formats ulplab measures, by name (bfloat16, float16, the fp8,
+    fp6 and fp4 formats, float32)."""
+    return dict(FORMATS)
+
+
+_sys.modules[__name__].__class__ = CallablePackage

@@ -25,10 +25,8 @@ from types import ModuleType
 
 import numpy as np
 
-import ulplab
 import ulplab.formats
 import ulplab.functions
-import ulplab.oracle
 from ulplab import cache
 from ulplab.formats import (
     ROUNDING_MODES,
@@ -83,8 +81,9 @@ def oracle_source_hash(func: str) -> str:
     cache key, so a stale table is never read (there is no version number to bump by hand).
     """
     digest = hashlib.sha256()
-    root = Path(ulplab.__file__ or "").parent
-    for path in (_package_files(ulplab.oracle) + _package_files(ulplab.formats)
+    root = Path(__file__).resolve().parent.parent  # src/ulplab
+    oracle_files = sorted(Path(__file__).resolve().parent.rglob("*.py"))
+    for path in (oracle_files + _package_files(ulplab.formats)
                  + _function_files(func)):
         digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ulplab.backends import BACKENDS, Unavailable, user_callable
 from ulplab.errors import UsageError
 from ulplab.formats import (
     Format,
@@ -35,7 +36,6 @@ from ulplab.formats import (
 from ulplab.functions import get_function
 from ulplab.inputs import input_set
 from ulplab.methods import Method
-from ulplab.peers.backends import BACKENDS, Unavailable, user_callable
 from ulplab.progress import steps
 from ulplab.stats import summarize
 from ulplab.sweep import Outputs, compare, method_outputs, reference

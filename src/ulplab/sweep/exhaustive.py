@@ -68,7 +68,7 @@ best, see benchmarks/bench_exhaustive.py --block)."""
 def resolve_method(function: str, spec: str) -> Method:
     """A method by name: a registered one, ``peer:BACKEND`` or ``callable:module:function``."""
     if spec.startswith("peer:"):
-        from ulplab.peers.backends import BACKENDS, Unavailable
+        from ulplab.backends import BACKENDS, Unavailable
 
         name = spec[5:]
         if name not in BACKENDS:
@@ -79,7 +79,7 @@ def resolve_method(function: str, spec: str) -> Method:
             raise UsageError(f"{spec}: {why}") from None
         return Method(function, spec, "peer", BACKENDS[name].describe, impl, takes=takes)
     if spec.startswith("callable:"):
-        from ulplab.peers.backends import user_callable
+        from ulplab.backends import user_callable
 
         label, fn = user_callable(spec[9:])
         return Method(function, label, "peer", "user callable", fn)
