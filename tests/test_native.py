@@ -271,3 +271,16 @@ def test_cached_builds_are_found_without_tracing(monkeypatch):
     x = np.linspace(-5, 5, 1001, dtype=np.float32)
     assert np.array_equal(native.kernel("exp")(x).view(np.uint32),
                           native.kernel("exp", rounding="float32")(x).view(np.uint32))
+
+
+def test_max_isa_caps_the_build_variant(monkeypatch):
+    """ULPLAB_MAX_ISA makes a better machine choose as a lesser one would (the tests run an
+    AVX-512 machine as an AVX2 one this way); a name that is no level is a usage error."""
+    monkeypatch.setenv("ULPLAB_MAX_ISA", "avx2")
+    assert "avx512" not in native.runnable_variants()
+    assert native.best_variant() in ("avx2", "portable")
+    monkeypatch.setenv("ULPLAB_MAX_ISA", "portable")
+    assert native.best_variant() == "portable"
+    monkeypatch.setenv("ULPLAB_MAX_ISA", "sse2")
+    with pytest.raises(UsageError, match="ULPLAB_MAX_ISA='sse2' is not an ISA level"):
+        native.best_variant()

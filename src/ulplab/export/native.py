@@ -114,12 +114,25 @@ def _cpu_flags() -> frozenset[str]:
     return frozenset()
 
 
+ISA_LEVELS = ("avx512", "avx2", "portable")
+"""What ``ULPLAB_MAX_ISA`` may name: the best build variant ulplab may choose on this machine (an
+AVX-512 machine runs as an AVX2 one with ``ULPLAB_MAX_ISA=avx2``, to test what such a machine
+does; the bits are the same on every variant)."""
+
+
 def runnable_variants() -> list[str]:
-    """The build variants this machine can run, best first."""
+    """The build variants this machine can run, best first (no better than ``ULPLAB_MAX_ISA``
+    where it is set)."""
     x86 = platform.machine().lower() in ("x86_64", "amd64")
     flags = _cpu_flags()
+    cap = os.environ.get("ULPLAB_MAX_ISA", "")
+    if cap and cap not in ISA_LEVELS:
+        raise UsageError(f"ULPLAB_MAX_ISA={cap!r} is not an ISA level; valid: "
+                         f"{', '.join(ISA_LEVELS)}")
+    barred = ISA_LEVELS[:ISA_LEVELS.index(cap)] if cap else ()
     return [name for name, (_, need) in VARIANTS.items()
-            if name not in X86_ONLY or (x86 and set(need) <= flags)]
+            if name not in barred
+            and (name not in X86_ONLY or (x86 and set(need) <= flags))]
 
 
 def best_variant() -> str:
