@@ -37,6 +37,7 @@ _h = f32hex  # exact hex literal -> float32
 
 LUT_SATURATION = 3.0  # the seed's positive saturation x >= 3 -> x (exact in bfloat16 from 2.78)
 
+TAIL_KINDS = ("pure", "lut", "seed-pure", "seed-lut")
 Core = Callable[[np.ndarray, Params], np.ndarray]
 """A core approximation of GELU: core(x, params)."""
 
@@ -47,7 +48,7 @@ def frame_params(tail_kind: str, tail_start: float = tail.TAIL_LUT_START,
     """The frame's declared parameters: the tail's (``tail.tail_params``; ``seed_exp``: with the
     seed's fast exp), TAIL_START (the tail below it) and POSITIVE_FROM (the mirror, or x itself,
     from there)."""
-    if tail_kind not in ("pure", "lut"):
+    if tail_kind not in TAIL_KINDS:
         raise ValueError(tail_kind)
     return {**tail.tail_params(tail_kind, seed_exp), "TAIL_START": threshold(tail_start),
             "POSITIVE_FROM": threshold(positive_from)}
@@ -63,9 +64,12 @@ def make_kernel(core: Core, tail_kind: str) -> Callable[[Params], ArrayFn]:
         and keeps float16 exact near x = 3, where x -> x is 2 float16 ulps off.
     tail_kind "lut": the seed's shared tail LUT (``tail.tail_lut``) for x < TAIL_START (-3.5,
         its first knot) and x -> x from POSITIVE_FROM.
+    tail_kind "seed-pure" / "seed-lut": the seed's own frame, bit for bit: its asymptotic tail
+        (``tail.seed_asymptotic_tail``) or its tail LUT (``tail.seed_tail_lut``) for
+        x < TAIL_START, x -> x from POSITIVE_FROM.
     NaN inputs are returned as they are.
     """
-    if tail_kind not in ("pure", "lut"):
+    if tail_kind not in TAIL_KINDS:
         raise ValueError(tail_kind)
 
     def build(p: Params) -> ArrayFn:
@@ -77,7 +81,7 @@ def make_kernel(core: Core, tail_kind: str) -> Callable[[Params], ArrayFn]:
                     y = where32(x < p.TAIL_START, t, y)
                     y = where32(x >= p.POSITIVE_FROM, x + t, y)
                 else:
-                    y = tail.with_tail(x, y, p.TAIL_START, tail.tail_lut, p)
+                    y = tail.with_tail(x, y, p.TAIL_START, tail.tail_fn(tail_kind), p)
                     y = where32(x >= p.POSITIVE_FROM, x, y)
                 return where32(np.isnan(x), x, y)
 

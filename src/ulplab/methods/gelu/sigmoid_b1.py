@@ -69,6 +69,14 @@ def make_core(sigmoid):  # noqa: ANN001, ANN201
     return core
 
 
+# Measured (``ulplab analyze gelu --method NAME --format bfloat16`` and float16): (max, mean)
+SEED_CLAIMS = {"B1 Pure": ((759, 1.1223), (6070, 73.383)),
+               "B1 Sigmoid": ((1068, 1.6403), (8538, 103.3075)),
+               "B1v2 Sigmoid": ((625, 1.4756), (4995, 92.6978))}
+IMPROVED_CLAIMS = {"B1 Sigmoid": ((1068, 1.6402), (8538, 103.3075)),
+                   "B1v2 Sigmoid": ((625, 1.4755), (4995, 92.6978))}
+
+
 def _params(tail_kind: str, tail_start: float = -3.5, seed_exp: bool = True) -> Params:
     return Params({"K_SIGMOID": constant(K_SIGMOID),
                    **frame_params(tail_kind, tail_start, seed_exp=seed_exp)})
@@ -77,9 +85,11 @@ def _params(tail_kind: str, tail_start: float = -3.5, seed_exp: bool = True) -> 
 register(built(
     "gelu", "B1 Pure", "sigmoid",
     "x sigma(1.702x), sigma(z) ~ 1/2 + z/(2(1+|z|)); asymptotic tail below -3 (the seed's)",
-    make_kernel(make_core(sigmoid_rational), "pure"), _params("pure", SEED_B1_PURE_TAIL),
-    claims=measured((759, 1.1222), (6070, 73.3771)),
+    make_kernel(make_core(sigmoid_rational), "seed-pure"),
+    _params("seed-pure", SEED_B1_PURE_TAIL),
+    claims=measured(SEED_CLAIMS["B1 Pure"][0], SEED_CLAIMS["B1 Pure"][1]),
     seed=seed_figures("B1 Pure"),
+    note="bit for bit the seed's gelu_b1_pure (gelu_implementations.cpp:834 at c2bf7bb)",
 ))
 register(built(
     "gelu", "B1 Pure (improved)", "sigmoid",
@@ -90,17 +100,23 @@ register(built(
     seed=seed_figures("B1 Pure (improved)"),
     note="the seed's B1 Pure with the tail from -1.75 instead of -3: bfloat16 max 759 -> 209",
 ))
-register(built(
-    "gelu", "B1 Sigmoid", "sigmoid",
-    "x sigma(1.702x), sigma(z) ~ 1/2 + z/(2(1+|z|)); the seed's tail LUT below -3.5",
-    make_kernel(make_core(sigmoid_rational), "lut"), _params("lut"),
-    claims=measured((1068, 1.6402), (8538, 103.3075)),
-    seed=seed_figures("B1 Sigmoid"),
-))
-register(built(
-    "gelu", "B1v2 Sigmoid", "sigmoid",
-    "x sigma(1.702x), sigma(z) ~ 1/2 + z/(2 sqrt(1+z^2)); the seed's tail LUT below -3.5",
-    make_kernel(make_core(sigmoid_sqrt), "lut"), _params("lut"),
-    claims=measured((625, 1.4755), (4995, 92.6978)),
-    seed=seed_figures("B1v2 Sigmoid"),
-))
+for _name, _sigmoid, _fn, _line, _form in (
+        ("B1 Sigmoid", sigmoid_rational, "gelu_b1_sigmoid", 442, "1/2 + z/(2(1+|z|))"),
+        ("B1v2 Sigmoid", sigmoid_sqrt, "gelu_b1_sigmoid_v2", 484, "1/2 + z/(2 sqrt(1+z^2))")):
+    register(built(
+        "gelu", _name, "sigmoid",
+        f"x sigma(1.702x), sigma(z) ~ {_form}; the seed's tail LUT below -3.5",
+        make_kernel(make_core(_sigmoid), "seed-lut"), _params("seed-lut"),
+        claims=measured(*SEED_CLAIMS[_name]),
+        seed=seed_figures(_name),
+        note=f"bit for bit the seed's {_fn} (gelu_implementations.cpp:{_line} at c2bf7bb)",
+    ))
+    register(built(
+        "gelu", f"{_name} (improved)", "sigmoid",
+        f"x sigma(1.702x), sigma(z) ~ {_form}; tail LUT of exact knots below -3.5",
+        make_kernel(make_core(_sigmoid), "lut"), _params("lut"),
+        claims=measured(*IMPROVED_CLAIMS[_name]),
+        seed=seed_figures(f"{_name} (improved)"),
+        note=f"the seed's {_name} with its tail LUT's knots exact (rounded once from 40 digits) "
+             "and a minimax cubic in its fast exp",
+    ))

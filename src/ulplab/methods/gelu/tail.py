@@ -256,12 +256,120 @@ SEED_EXP_PARAMS: dict[str, Param] = {"SEED_EXP2": coeffs(SEED_EXP2)}
 """What a method that uses the seed's fast exp adds: its presence switches ``exp_neg``."""
 
 
+
+
+# ---------------------------------------------------------------------------------------------
+# The seed's own tail, bit for bit: its C++ (github.com/ivoitovych/bf16_gelu_research,
+# gelu_implementations.cpp at c2bf7bb) built as its README says, g++ -std=c++23 -O3
+# -march=native, which contracts a*b + c into one FMA. Checked on every bfloat16 input against
+# tests/data/seed_gelu_golden.json (tests/test_gelu_seed_bits.py; docs/seed-rebuild.md).
+# ---------------------------------------------------------------------------------------------
+
+SEED_INV_LN2 = _h("0x1.715476p+0")  # :336 inv_ln2 = 1.4426950408889634f (1/ln 2 in float32)
+# :290-291 2^f ~ 1 + 0.6931472 f + 0.2402265 f^2 + 0.0555041 f^3 + 0.0096139 f^4 on [0, 1)
+# (the Taylor coefficients ln2^k/k! to 7 digits), each decimal rounded to float32
+SEED_EXP2_TAYLOR = (_h("0x1.000000p+0"), _h("0x1.62e430p-1"), _h("0x1.ebfbe0p-3"),
+                    _h("0x1.c6b088p-5"), _h("0x1.3b073ep-7"))
+SEED_INV_SQRT_2PI = _h("0x1.988454p-2")  # :349 inv_sqrt_2pi = 0.3989422804014327f
+SEED_EXP2_MIN = -149.0  # :277 2^t for t < -149 is 0 (below the smallest float32 subnormal)
+# :211-229 GELU at x = -3.5, -3.75, ..., -8 (step -1/4) and :229-236 at x = -8, -8.0625, ...,
+# -8.3125 (step -1/16): the seed's calibrated 6-digit decimals, each rounded to float32
+SEED_TAIL_MAIN = np.array([float.fromhex(h) for h in (
+    "-0x1.aae058p-11", "-0x1.5babcep-12", "-0x1.09ad7ep-13", "-0x1.7d1006p-15",
+    "-0x1.0083e8p-16", "-0x1.443686p-18", "-0x1.80bce0p-20", "-0x1.acb3c0p-22",
+    "-0x1.c0944ap-24", "-0x1.b8cae0p-26", "-0x1.96c97ap-28", "-0x1.6093e0p-30",
+    "-0x1.1f043ap-32", "-0x1.b6e7a2p-35", "-0x1.3b34b4p-37", "-0x1.a9409cp-40",
+    "-0x1.0d726ep-42", "-0x1.40bb62p-45", "-0x1.669d34p-48")], dtype=np.float32)
+SEED_TAIL_FINE = np.array([float.fromhex(h) for h in (
+    "-0x1.669d34p-48", "-0x1.b244fep-49", "-0x1.05ea98p-49", "-0x1.3ab392p-50",
+    "-0x1.78a56ep-51", "-0x1.c106aap-52")], dtype=np.float32)
+
+
+def seed_exp2_neg(t: np.ndarray, p: Params) -> np.ndarray:
+    """2^t for float32 t <= 0, the seed's fast_exp2_neg (:275-330): n = floor(t), f = t - n;
+    2^f by SEED_EXP2_TAYLOR on f, f^2 = f f, f^3 = f^2 f, f^4 = f^2 f^2, summed from the
+    constant term up (each step one FMA, as g++ contracts it); times 2^n, built from exponent
+    bits for n >= -126 and as the exact subnormal power of two below (the seed halves 2^-126 n
+    times; one rounding either way); 0 for t < -149."""
+    c = p.SEED_EXP2_TAYLOR
+    with np.errstate(all="ignore"):
+        n = np.floor(t)
+        f = t - n
+        f2 = f * f
+        f3 = f2 * f
+        f4 = f2 * f2
+        poly = fma(np.full_like(f, c[1]), f, np.full_like(f, c[0]))
+        poly = fma(np.full_like(f, c[2]), f2, poly)
+        poly = fma(np.full_like(f, c[3]), f3, poly)
+        poly = fma(np.full_like(f, c[4]), f4, poly)
+        nn = np.clip(where32(np.isnan(n), 0.0, n), SEED_EXP2_MIN, 0.0).astype(np.int32)
+        scaled = poly * ldexp(np.ones_like(poly), nn)  # 2^nn exact, down to 2^-149
+        return where32(t < SEED_EXP2_MIN, 0.0, scaled)
+
+
+def seed_asymptotic_tail(x: np.ndarray, p: Params) -> np.ndarray:
+    """The seed's gelu_asymptotic (:347-366) for x < 0: e = 2^(-(x^2 0.5) SEED_INV_LN2) by
+    ``seed_exp2_neg``; +0 where e is 0 (from x ~ -14.4 down: the seed returns +0, not -0);
+    else -(e SEED_INV_SQRT_2PI) c with c = ((1 - y) + 3 y^2) - 15 y^3, y = 1/x^2, y^2 = y y,
+    y^3 = y^2 y (the last two steps FMAs)."""
+    with np.errstate(all="ignore"):
+        x2 = x * x
+        e = seed_exp2_neg(-(x2 * f32(0.5)) * SEED_INV_LN2, p)
+        phi = e * SEED_INV_SQRT_2PI
+        y = f32(1.0) / x2
+        y2 = y * y
+        y3 = y2 * y
+        corr = fma(np.full_like(y, 3.0), y2, f32(1.0) - y)
+        corr = fma(np.full_like(y, -15.0), y3, corr)
+        return where32(e == 0, 0.0, -phi * corr)
+
+
+def _seed_lerp(x: np.ndarray, start: float, step: float, table: np.ndarray) -> np.ndarray:
+    """The seed's tail interpolation (:392-418): s = (x - start)/step, i = trunc(s) limited to
+    [0, n-2], t = s - i, T[i] + t (T[i+1] - T[i]) (one FMA, as g++ contracts it)."""
+    with np.errstate(all="ignore"):
+        s = (x - f32(start)) / f32(step)
+        i = np.trunc(where32(np.isfinite(s), s, 0.0))
+        i = np.clip(i, 0.0, float(table.shape[0] - 2))
+        t = s - i
+        ii = i.astype(np.int32)
+        y0 = lookup(table, ii)
+        y1 = lookup(table, ii + 1)
+        return fma(t, y1 - y0, y0)
+
+
+def seed_tail_lut(x: np.ndarray, p: Params) -> np.ndarray:
+    """The seed's gelu_negative_tail (:376-419) for x < -3.5: the main table (knots -3.5 down to
+    -8, step -1/4) above -8, the fine one (-8 down to -8.3125, step -1/16) from -8.3125 to -8,
+    the seed's asymptotic tail below -8.3125."""
+    main = _seed_lerp(x, TAIL_LUT_START, -0.25, p.SEED_TAIL_MAIN)
+    fine = _seed_lerp(x, TAIL_LUT_FINE, -0.0625, p.SEED_TAIL_FINE)
+    y = where32(x < TAIL_LUT_FINE, fine, main)
+    return where32(x < TAIL_LUT_END, seed_asymptotic_tail(x, p), y)
+
+
+SEED_PURE_PARAMS: dict[str, Param] = {"SEED_EXP2_TAYLOR": coeffs(SEED_EXP2_TAYLOR)}
+"""The seed's own asymptotic tail (``seed_asymptotic_tail``): its fast exp's coefficients."""
+SEED_LUT_PARAMS: dict[str, Param] = {
+    **SEED_PURE_PARAMS,
+    "SEED_TAIL_MAIN": table_param(SEED_TAIL_MAIN, of="GELU",
+                                  at=[TAIL_LUT_START - 0.25 * i for i in range(19)]),
+    "SEED_TAIL_FINE": table_param(SEED_TAIL_FINE, of="GELU",
+                                  at=[TAIL_LUT_FINE - 0.0625 * i for i in range(6)])}
+"""The seed's own tail LUT (``seed_tail_lut``): its fast exp and its two tables."""
+
+
 def tail_params(kind: str, seed_exp: bool = False) -> dict[str, Param]:
-    """The declared parameters of a tail kind: "pure" (asymptotic) or "lut" (the seed's LUT);
-    with ``seed_exp`` the seed's fast exp (``SEED_EXP_PARAMS``) for every exp of the method."""
+    """The declared parameters of a tail kind: "pure" (asymptotic) or "lut" (the tail LUT), with
+    ``seed_exp`` the reading of the seed's fast exp (``SEED_EXP_PARAMS``) for every exp of the
+    method; "seed-pure" and "seed-lut": the seed's own, bit for bit (``seed_asymptotic_tail``,
+    ``seed_tail_lut``)."""
+    if kind in ("seed-pure", "seed-lut"):
+        return SEED_PURE_PARAMS if kind == "seed-pure" else SEED_LUT_PARAMS
     decl = {"pure": PURE_PARAMS, "lut": LUT_PARAMS}[kind]
     return {**decl, **SEED_EXP_PARAMS} if seed_exp else decl
 
 
 def tail_fn(kind: str) -> Callable[..., np.ndarray]:
-    return {"pure": asymptotic_tail, "lut": tail_lut}[kind]
+    return {"pure": asymptotic_tail, "lut": tail_lut, "seed-pure": seed_asymptotic_tail,
+            "seed-lut": seed_tail_lut}[kind]
