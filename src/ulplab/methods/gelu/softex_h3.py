@@ -20,15 +20,16 @@ which is up to 10% relative at x = -3 (GELU_tanh(-3) = -0.00364 vs -0.00405) and
                23, 40 bfloat16 ulps; -2.5 has the smallest mean (0.0065) of the 8-ulp ones.
     H3 SoftEx  the seed's shared tail LUT below -3.5 (its 87-ulp limit at -7.66) and x -> x from 3.
 
-The seed's names are the seed's methods (``core_seed``): the Pade [2/2] of e^w on the unreduced
-w = 2z, tanh z = (e - 1)/(e + 1), GELU = 0.5 x (1 + tanh z), with Hendrycks & Gimpel's constants
-(the seed writes 0.7978 (x + 0.0356 x^3) in H3 and 0.7978 x + 0.0356 x^3 in R4: the latter is
-sqrt(2/pi)(x + 0.044715 x^3), used here), and the seed's fast exp in the tails:
-    H3 Pure    asymptotic tail below -3 (our reading: the seed's Pure threshold), mirror from 3.
-    H3 SoftEx  the shared tail LUT below -3.5, x -> x from 3.
+The seed's names are the seed's methods, bit for bit (``core_seed``; its C++ at c2bf7bb, every
+bfloat16 output checked against its build by tests/test_gelu_seed_bits.py): the Pade [2/2]
+(12 + 6w + w^2)/(12 - 6w + w^2) of e^w on the unreduced w = 2z, tanh z = (e - 1)/(e + 1),
+GELU = 0.5 x (1 + tanh z), with sqrt(2/pi) and 0.044715 as float32, and the seed's own tails
+(``tail.seed_asymptotic_tail``, ``tail.seed_tail_lut``):
+    H3 Pure    asymptotic tail below -3, x -> x from 3.
+    H3 SoftEx  the seed's tail LUT below -3.5, x -> x from 3.
 The seed's text says the Pade exp "uses fallback for |x| > 2", but its figures are those of no
 fallback: measured (every input; bfloat16 max / mean, core_pos / core_neg max; float16 max)
-    H3 Pure    861 / 0.6678, 28 / 861, 6890   seed 861 / 0.67, 28 / 861 (reproduced)
+    H3 Pure    861 / 0.6679, 28 / 861, 6890   seed 861 / 0.67, 28 / 861 (reproduced)
     H3 SoftEx 1247 / 1.2575, 28 / 861, 9973   seed 1247 / 1.26 (reproduced)
 With the seed's B3 erf as a fallback for |x| > 2 they would measure 210 / 0.1413 and
 210 / 0.2103 (the Pade is 3x off at w = -3.8, x = -2); for |w| > 2, 7 / 0.0077 and 87 / 0.0767.
@@ -96,39 +97,49 @@ TANH_FORM_PARAMS = {"SQRT_2_OVER_PI": constant(SQRT_2_OVER_PI),
 # The seed's H3: the Pade exp on the unreduced argument and the tanh quotient
 # ---------------------------------------------------------------------------------------------
 
-SEED_H3_PURE_TAIL = -3.0   # our reading: the seed's Pure methods' -3 (H3 Pure's is not stated)
+SEED_H3_PURE_TAIL = -3.0   # the seed's gelu_h3_pure: asymptotic tail for x < -3 (:2505)
+SEED_EXP_CLAMP = 88.0      # exp_softex (:2451-2452): e^w = 1e38 above 88, 0 below -88
+SEED_EXP_BIG = f32(1e38)   # its value above the clamp (0x1.2ced32p+126)
 
 
 def core_seed(x: np.ndarray, p: Params) -> np.ndarray:
-    """The seed's H3 core: e = (1 + w/2 + w^2/12)/(1 - w/2 + w^2/12) at w = 2z, z = A (x + B x^3),
-    tanh z = (e - 1)/(e + 1), GELU = 0.5 x (1 + tanh z) (no fallback: see the module)."""
+    """The seed's H3 core (gelu_h3_softex, :2466-2488, and exp_softex, :2446-2461), bit for bit
+    as its README build evaluates it (g++ -O3 -march=native contracts a*b + c into an FMA):
+    z = A fma(B, x^3, x) with x^3 = (x x) x; w = 2z; e = num/den with
+    num = fma(w, w, fma(6, w, 12)), den = fma(w, w, fma(-6, w, 12)) (Pade [2/2] on the
+    unreduced w; 1e38 above w = 88, 0 below -88); tanh z = (e - 1)/(e + 1);
+    GELU = (0.5 x)(1 + tanh z)."""
     with np.errstate(all="ignore"):
-        z = p.SQRT_2_OVER_PI * (x + p.TANH_CUBIC * (x * x * x))
-        w = 2.0 * z
-        w2 = w * w
-        e = (1.0 + 0.5 * w + w2 / 12.0) / (1.0 - 0.5 * w + w2 / 12.0)
-        th = (e - 1.0) / (e + 1.0)
-        return (0.5 * x) * (1.0 + th)
+        z = p.SQRT_2_OVER_PI * fma(np.full_like(x, p.TANH_CUBIC), (x * x) * x, x)
+        w = f32(2.0) * z
+        num = fma(w, w, fma(np.full_like(w, 6.0), w, np.full_like(w, 12.0)))
+        den = fma(w, w, fma(np.full_like(w, -6.0), w, np.full_like(w, 12.0)))
+        e = num / den
+        e = where32(w > SEED_EXP_CLAMP, SEED_EXP_BIG, where32(w < -SEED_EXP_CLAMP, 0.0, e))
+        th = (e - f32(1.0)) / (e + f32(1.0))
+        return (f32(0.5) * x) * (f32(1.0) + th)
 
 
 def _seed_params(tail_kind: str, tail_start: float = tail.TAIL_LUT_START) -> Params:
-    return Params({**TANH_FORM_PARAMS, **frame_params(tail_kind, tail_start, seed_exp=True)})
+    return Params({**TANH_FORM_PARAMS, **frame_params(tail_kind, tail_start)})
 
 
 register(built(
     "gelu", "H3 Pure", "softex",
     "the seed's: tanh form with e^w by Pade [2/2] on the unreduced w; asymptotic tail below -3",
-    make_kernel(core_seed, "pure"), _seed_params("pure", SEED_H3_PURE_TAIL),
-    claims=measured((861, 0.6678), (6890, 43.4185)),
+    make_kernel(core_seed, "seed-pure"), _seed_params("seed-pure", SEED_H3_PURE_TAIL),
+    claims=measured((861, 0.6679), (6890, 43.4246)),
     seed=seed_figures("H3 Pure"),
+    note="bit for bit the seed's gelu_h3_pure (gelu_implementations.cpp:2497 at c2bf7bb)",
 ))
 register(built(
     "gelu", "H3 SoftEx", "softex",
     "the seed's: tanh form with e^w by Pade [2/2] on the unreduced w; the seed's tail LUT "
     "below -3.5, x>=3 -> x",
-    make_kernel(core_seed, "lut"), _seed_params("lut"),
+    make_kernel(core_seed, "seed-lut"), _seed_params("seed-lut"),
     claims=measured((1247, 1.2575), (9973, 78.0321)),
     seed=seed_figures("H3 SoftEx"),
+    note="bit for bit the seed's gelu_h3_softex (gelu_implementations.cpp:2467 at c2bf7bb)",
 ))
 register(built(
     "gelu", "H3 Pure (improved)", "softex",
