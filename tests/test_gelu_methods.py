@@ -95,10 +95,12 @@ def test_special_values(method):
 # gives 0.6915 x (x > 0) and 0.3085 x (x < 0), the 38% error of its near_zero region; the seed's
 # F2 has Phi(0) = 0.499125 from its 8 quadrature nodes (both tested below); the seed's C2 has
 # Phi(0+) = 0x1.0002d8p-1 and Phi(0-) = 0x1.fffa50p-2, its free constant terms (tested below);
-# the seed's D3 adds a constant correction (test_gelu_methods_tables.test_d3_seed_reading)
+# the seed's D3 adds a constant correction (test_gelu_methods_tables.test_d3_seed_reading);
+# the seed's R5 table has no knot at 0 (step 12/511): tiny x gives 0x1.fffffap-2 x (below)
 @pytest.mark.parametrize("method", [m for m in RESEARCH if m.family != "tenstorrent" and m.name
                                     not in ("E9 Remez BF16 (improved)", "R3 PWL",
-                                            "F2 Quadrature", "C2 Piecewise", "D3 LUT+Corr")],
+                                            "F2 Quadrature", "C2 Piecewise", "D3 LUT+Corr",
+                                            "R5 Pure", "R5 LUT")],
                          ids=_ids)
 def test_subnormal_inputs_give_half_of_x(method):
     x = np.array([TINY, -TINY, 2 * TINY, 1e-39, -1e-39, 1e-20, -1e-20], dtype=f32)
@@ -180,6 +182,16 @@ def test_seed_fast_exp_is_its_cubic_times_exponent_bits():
             assert "SEED_EXP2_TAYLOR" not in m.params, m.name
             if "SEED_EXP2" in m.params:
                 assert "minimax cubic in its fast exp" in m.note, m.name
+
+
+def test_seed_r5_tiny_inputs_interpolate_between_its_knots():
+    # knots 383 and 384 of the seed's table straddle 0: Phi there is 1/2 - 3 2^-26, not 1/2
+    x = np.array([1e-20, -1e-20, 1e-30], dtype=f32)
+    for name in ("R5 Pure", "R5 LUT"):
+        m = get_method("gelu", name)
+        phi0 = lut_r5.seed_phi_r5(np.zeros(1, dtype=f32), m.params)[0]
+        assert phi0 == f32(float.fromhex("0x1.fffffap-2"))
+        assert np.array_equal(m(x), x * phi0)
 
 
 def test_phi_table_and_tail_lut_are_exact_values_rounded_once():
