@@ -19,36 +19,34 @@ What limits it: the tanh form itself, not the tanh. Its relative error against x
 below 2.2e-3 on [-2, 3] but grows quickly in the negative tail (Phi_t decays like e^(-2z), z
 cubic, Phi like e^(-x^2/2)): -2.8% at x = -2.5, -10% at -3, -24% at -3.5. So the threshold
 where a tail takes over decides the error:
-    R4 Pure  the seed's asymptotic tail (``tail.asymptotic_tail``) below R4_PURE_TAIL = -2.5,
+    R4 Pure (improved)  the asymptotic tail (``tail.asymptotic_tail``) below R4_PURE_TAIL = -2.5,
              where the two errors cross (4-term series -3.4%, tanh form -2.8%). Thresholds
              -2.25/-2.375/-2.5/-2.625/-2.75/-3 were measured on all inputs: bfloat16 max
              15/8/8/8/9/23, float16 max 129/70/69/62/73/179; -2.5 has the smallest bfloat16
-             mean. The seed's figures (max 29, core_neg 29) match a threshold near -3.
-    R4 Tanh  the seed's shared tail LUT below -3.5 (its first knot), so the tanh form's 24%
+             mean.
+    R4 Tanh (improved)  the tail LUT below -3.5 (its first knot), so the tanh form's 24%
              error at -3.5 shows in float16; in bfloat16 the LUT's 87 ulps at -7.65 dominate.
-             The seed measured 166 (its Pade tanh failing near x = -3.5).
 
-The seed's names are the seed's methods: its tanh, the [7/6] Pade of the Taylor series
-(SEED_TANH_P/Q, "[3,3] Pade ... derived from tanh Taylor"; here still clamped to 1 from |z| = 6,
-where the Pade gives 1.0004), its fast exp in the tails (``tail.seed_fast_exp_neg``); R4 Pure's
-threshold -3 is our reading (the seed's Pure methods use -3; R4 Pure's is not stated).
-"(improved)": the minimax rational and this project's exp, R4 Pure's tail from -2.5.
+The seed's names are the seed's methods, bit for bit (``build_r4_seed``; its C++ at c2bf7bb,
+every bfloat16 output checked against its build by tests/test_gelu_seed_bits.py): its tanh, the
+[7/6] Pade of the Taylor series with its coefficients as the seed writes them, 6-digit decimals
+(SEED_TANH_P/Q; 0.0000074 for 1/135135 = 0.0000074000074 and 0.000207 for 28/135135 =
+0.0002072: these, not the form, make its 166), summed by powers with the FMAs its build
+contracts, clamped to [-1, 1]; x >= 3 -> x; its own tails (R4 Pure below -3, R4 Tanh its LUT
+below -3.5). "(improved)": the minimax rational and this project's exp, R4 Pure's tail from -2.5.
 
 Measured (every input; bfloat16 max / mean, float16 max / mean):
-    R4 Pure   23 / 0.0105, 181 / 0.538   seed 29    (improved)  8 / 0.0065, 69 / 0.290
-    R4 Tanh   87 / 0.0986, 547 / 2.300   seed 166   (improved) 87 / 0.0966, 460 / 2.177
-R4 Pure: both have their max at the threshold -3 (core_neg), where the tanh form is 10% off;
-seed 29, measured 23 (the seed's exact threshold is not stated). R4 Tanh: seed 166, measured 87:
-the LUT's 87 at -7.65 is the max, and the Pade is within 1e-4 of tanh for |z| < 2.5 (z(-3.5) =
--4.3, where it is 4e-3 off, is LUT territory), so the seed's 166 "at the -3.5 boundary" is not
-its Pade's. What the improvement buys: the threshold -3 -> -2.5 takes R4 Pure from 23 to 8
-(float16 181 -> 69); the minimax tanh only moves the means (and float16 547 -> 460 for R4 Tanh).
+    R4 Pure   29 / 0.0116, 234 / 0.609   seed 29    (improved)  8 / 0.0065, 69 / 0.290
+    R4 Tanh  166 / 0.1142, 1332 / 3.28   seed 166   (improved) 87 / 0.0966, 460 / 2.177
+What the improvement buys: the threshold -3 -> -2.5 and the minimax tanh take R4 Pure from 29
+to 8 (float16 234 -> 69); R4 Tanh's 166 goes to the LUT's 87 (float16 1332 -> 460).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ulplab.kit import fma
 from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.seed_table import seed_figures
@@ -72,11 +70,59 @@ TANH_Q = (_h("0x1.000000p+0"), _h("0x1.db490cp-2"), _h("0x1.917f1ep-6"), _h("0x1
           _h("0x1.529214p-22"))
 R4_PURE_TAIL = -2.5
 SEED_R4_PURE_TAIL = -3.0  # our reading: the seed's Pure methods' -3 (R4 Pure's is not stated)
-# The seed's tanh: "[3,3] Pade ... derived from tanh Taylor", i.e. the [7/6] Pade of tanh (the
-# convergent of Lambert's continued fraction): z (135135 + 17325 z^2 + 378 z^4 + z^6) /
-# (135135 + 62370 z^2 + 3150 z^4 + 28 z^6), normalised to Q(0) = 1, rounded to float32
-SEED_TANH_P = (f32(1.0), f32(17325 / 135135), f32(378 / 135135), f32(1 / 135135))
-SEED_TANH_Q = (f32(1.0), f32(62370 / 135135), f32(3150 / 135135), f32(28 / 135135))
+# The seed's R4 (gelu_implementations.cpp at c2bf7bb, :728-826), bit for bit. Its tanh is the
+# [7/6] Pade of tanh (the convergent of Lambert's continued fraction), z (135135 + 17325 z^2 +
+# 378 z^4 + z^6) / (135135 + 62370 z^2 + 3150 z^4 + 28 z^6), normalised to 1 at z = 0 and written
+# as 6-digit decimals (:755-762), each rounded to float32: low to high in z^2
+SEED_TANH_P = (_h("0x1.000000p+0"), _h("0x1.069058p-3"), _h("0x1.6ebd4cp-9"),
+               _h("0x1.f09b08p-18"))  # 1, 0.128205, 0.002798, 0.0000074
+SEED_TANH_Q = (_h("0x1.000000p+0"), _h("0x1.d89d6ap-2"), _h("0x1.7de93ap-6"),
+               _h("0x1.b21c48p-13"))  # 1, 0.461538, 0.023310, 0.000207
+SEED_TANH_A = _h("0x1.988454p-1")   # :743 sqrt_2_over_pi = 0.7978845608f
+SEED_TANH_C = _h("0x1.6e4e26p-5")   # :744 coeff = 0.044715f
+SEED_SATURATION = 3.0               # :731 x >= 3 -> x
+
+
+def _powers_sum(c: tuple[np.float32, ...], s: np.ndarray, s2: np.ndarray,
+                s3: np.ndarray) -> np.ndarray:
+    """((c0 + c1 s) + c2 s^2) + c3 s^3, each step one FMA (as the seed's build contracts it)."""
+    y = fma(np.full_like(s, c[1]), s, np.full_like(s, c[0]))
+    y = fma(np.full_like(s, c[2]), s2, y)
+    return fma(np.full_like(s, c[3]), s3, y)
+
+
+def gelu_seed_tanh(x: np.ndarray, p: Params) -> np.ndarray:
+    """The seed's R4 core: z = A fma(C, x x^2, x); z2 = z z, z4 = z2 z2, z6 = z4 z2;
+    tanh = z P / Q with P, Q summed by powers (``_powers_sum``), clamped to [-1, 1] (a NaN
+    quotient gives 1, as std::min(1, NaN) does); GELU = (0.5 x)(1 + tanh)."""
+    with np.errstate(all="ignore"):
+        z = p.SEED_TANH_A * fma(np.full_like(x, p.SEED_TANH_C), x * (x * x), x)
+        z2 = z * z
+        z4 = z2 * z2
+        z6 = z4 * z2
+        t = (z * _powers_sum(p.SEED_TANH_P, z2, z4, z6)) / _powers_sum(p.SEED_TANH_Q, z2, z4, z6)
+        t = where32(np.isnan(t), 1.0, np.clip(t, -1.0, 1.0))
+        return (f32(0.5) * x) * (f32(1.0) + t)
+
+
+def build_r4_seed(p: Params) -> ArrayFn:
+    """The seed's R4 kernel: its core, its tail (asymptotic, or its LUT where declared) below
+    TAIL_START, x from 3."""
+    tail_fn = tail.seed_tail_lut if "SEED_TAIL_MAIN" in p else tail.seed_asymptotic_tail
+
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            y = tail.with_tail(x, gelu_seed_tanh(x, p), p.TAIL_START, tail_fn, p)
+            y = where32(x >= SEED_SATURATION, x, y)
+            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+
+    return impl
+
+
+def _seed_params(tail_kind: str, tail_start: float) -> Params:
+    return Params({"SEED_TANH_A": constant(SEED_TANH_A), "SEED_TANH_C": constant(SEED_TANH_C),
+                   "SEED_TANH_P": coeffs(SEED_TANH_P), "SEED_TANH_Q": coeffs(SEED_TANH_Q),
+                   **tail.tail_params(tail_kind), "TAIL_START": threshold(tail_start)})
 
 
 def fit_odd_rational(f, z_hi: float, p: int, q: int, n: int = 3000,  # noqa: ANN001
@@ -150,38 +196,42 @@ def build_r4(p: Params) -> ArrayFn:
     return impl
 
 
-def _params(tail_kind: str, tail_start: float, seed: bool = False) -> Params:
-    """An R4 method's parameters; ``seed``: the seed's Pade tanh and its fast exp."""
-    p = Params({"TANH_A": constant(TANH_A), "TANH_B": constant(TANH_B),
-                "TANH_P": coeffs(TANH_P), "TANH_Q": coeffs(TANH_Q), "Z_MAX": threshold(Z_MAX),
-                **tail.tail_params(tail_kind, seed), "TAIL_START": threshold(tail_start)})
-    return p.replace(TANH_P=SEED_TANH_P, TANH_Q=SEED_TANH_Q) if seed else p
+def _params(tail_kind: str, tail_start: float) -> Params:
+    """An improved R4 method's parameters."""
+    return Params({"TANH_A": constant(TANH_A), "TANH_B": constant(TANH_B),
+                   "TANH_P": coeffs(TANH_P), "TANH_Q": coeffs(TANH_Q), "Z_MAX": threshold(Z_MAX),
+                   **tail.tail_params(tail_kind), "TAIL_START": threshold(tail_start)})
 
 
-# name, idea, tail kind, tail start, seed's, claims
-_VARIANTS = (
-    ("R4 Pure", "tanh-form GELU, tanh by the seed's [7/6] Pade; asymptotic tail below -3",
-     "pure", SEED_R4_PURE_TAIL, True,
-     {"bfloat16": Claim(23, 0.0105), "float16": Claim(181, 0.5383)}),
-    ("R4 Pure (improved)", "tanh-form GELU, tanh by a [7/8] minimax rational; asymptotic tail "
-     "below -2.5", "pure", R4_PURE_TAIL, False,
-     {"bfloat16": Claim(8, 0.0065), "float16": Claim(69, 0.2901)}),
-    ("R4 Tanh", "tanh-form GELU, tanh by the seed's [7/6] Pade; the seed's tail LUT below -3.5",
-     "lut", tail.TAIL_LUT_START, True,
-     {"bfloat16": Claim(87, 0.0986), "float16": Claim(547, 2.2998)}),
-    ("R4 Tanh (improved)", "tanh-form GELU, tanh by a [7/8] minimax rational; the seed's tail "
-     "LUT below -3.5", "lut", tail.TAIL_LUT_START, False,
-     {"bfloat16": Claim(87, 0.0966), "float16": Claim(460, 2.1773)}),
-)
-_NOTES = {
-    "R4 Pure": "seed 29, measured 23: both at the threshold -3 (ours; the seed's not stated)",
-    "R4 Pure (improved)": "the seed's R4 Pure with a minimax tanh and the tail from -2.5 "
-    "instead of -3: bfloat16 max 23 -> 8",
-    "R4 Tanh": "seed 166, measured 87: the LUT's 87 at -7.65; the seed's Pade is 4e-3 off only "
-    "below -3.5, where the LUT is used",
-    "R4 Tanh (improved)": "the seed's R4 Tanh with a minimax tanh: float16 max 547 -> 460",
-}
-for _name, _idea, _kind, _start, _seed, _claims in _VARIANTS:
-    register(built("gelu", _name, "tanh", _idea, build_r4, _params(_kind, _start, _seed),
-                   table_bytes=tail.TAIL_LUT_BYTES if _kind == "lut" else 0, claims=_claims,
-                   seed=seed_figures(_name), note=_NOTES[_name]))
+register(built(
+    "gelu", "R4 Pure", "tanh",
+    "tanh-form GELU, tanh by the seed's [7/6] Pade in 6-digit decimals; asymptotic tail below "
+    "-3", build_r4_seed, _seed_params("seed-pure", SEED_R4_PURE_TAIL),
+    claims={"bfloat16": Claim(29, 0.0116), "float16": Claim(234, 0.6091)},
+    seed=seed_figures("R4 Pure"),
+    note="bit for bit the seed's gelu_r4_pure (gelu_implementations.cpp:784 at c2bf7bb)"))
+register(built(
+    "gelu", "R4 Pure (improved)", "tanh",
+    "tanh-form GELU, tanh by a [7/8] minimax rational; asymptotic tail below -2.5",
+    build_r4, _params("pure", R4_PURE_TAIL),
+    claims={"bfloat16": Claim(8, 0.0065), "float16": Claim(69, 0.2901)},
+    seed=seed_figures("R4 Pure (improved)"),
+    note="the seed's R4 Pure with a minimax tanh, the tail from -2.5 instead of -3 and this "
+    "project's exp: bfloat16 max 29 -> 8"))
+register(built(
+    "gelu", "R4 Tanh", "tanh",
+    "tanh-form GELU, tanh by the seed's [7/6] Pade in 6-digit decimals; the seed's tail LUT "
+    "below -3.5", build_r4_seed, _seed_params("seed-lut", tail.TAIL_LUT_START),
+    table_bytes=4 * (tail.SEED_TAIL_MAIN.size + tail.SEED_TAIL_FINE.size),
+    claims={"bfloat16": Claim(166, 0.1142), "float16": Claim(1332, 3.2815)},
+    seed=seed_figures("R4 Tanh"),
+    note="bit for bit the seed's gelu_r4_tanh_rational (gelu_implementations.cpp:728 at "
+    "c2bf7bb)"))
+register(built(
+    "gelu", "R4 Tanh (improved)", "tanh",
+    "tanh-form GELU, tanh by a [7/8] minimax rational; the tail LUT below -3.5",
+    build_r4, _params("lut", tail.TAIL_LUT_START), table_bytes=tail.TAIL_LUT_BYTES,
+    claims={"bfloat16": Claim(87, 0.0966), "float16": Claim(460, 2.1773)},
+    seed=seed_figures("R4 Tanh (improved)"),
+    note="the seed's R4 Tanh with a minimax tanh and this project's exp: bfloat16 max "
+    "166 -> 87"))
