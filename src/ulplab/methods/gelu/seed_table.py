@@ -1,5 +1,7 @@
-"""The seed research's published results: max and mean ULP of each of its 38 GELU methods on
-every bfloat16 input (the results table of seeds/000_*, "Sorted by Max ULP"), copied as figures.
+"""The seed research's published results: max and mean ULP of each of its 39 GELU methods on
+every bfloat16 input (the results table of seeds/000_*, "Sorted by Max ULP"), copied as figures;
+C6 Adaptive, added to the seed after that text, from the same table in the seed's README
+(github.com/ivoitovych/bf16_gelu_research at c2bf7bb).
 
 Each GELU method registered under a seed name carries its row as ``Method.seed`` (the
 ``seed`` column of ``ulplab methods`` and of ``ulplab analyze --json``), so the measured figure
@@ -9,6 +11,7 @@ and the seed's stand side by side. No method is registered here.
 from __future__ import annotations
 
 SEED_BF16: dict[str, tuple[int, float]] = {
+    "C6 Adaptive": (1, 0.001),
     "R5 Pure": (2, 0.002),
     "B3 Pure": (23, 0.01),
     "D2 Pure": (23, 0.01),
