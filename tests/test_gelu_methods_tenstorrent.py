@@ -62,7 +62,15 @@ def test_tt_accurate_values():
     for c in reversed(tt.TT_ACCURATE_COEFFS):
         r64 = r64 * -5.5 + float(c)
     assert y[2] < 0 and abs(y[2] - r64) < 1e-4
-    assert y[3] == 0 and np.signbit(y[3])
+    assert y[3] == 0 and not np.signbit(y[3])  # the seed's (and the hardware's) +0
     assert y[4] == 3.0 and y[5] != f32(2.99)
     # the "floor value" defect: tiny inputs give about c0 with the sign of x
     assert y[6] == tt.TT_ACCURATE_COEFFS[0] and y[7] == -tt.TT_ACCURATE_COEFFS[0]
+    # the improved variant differs in the sign of zero results only: -0 below -5.5 and at -0
+    z = np.array([-5.50001, -0.0, 0.0, -100.0], dtype=f32)
+    yi = get_method("gelu", "TT Accurate (improved)")(z)
+    assert np.array_equal(np.signbit(yi), [True, True, False, True]) and np.all(yi == 0)
+    assert not np.any(np.signbit(get_method("gelu", "TT Accurate")(z)))
+    xs = np.linspace(-6.0, 3.5, 2001, dtype=f32)
+    assert np.array_equal(get_method("gelu", "TT Accurate (improved)")(xs),
+                          get_method("gelu", "TT Accurate")(xs))  # equal as numbers

@@ -23,9 +23,11 @@ TT Accurate (the non-approximate mode of the Chebyshev era)
     multiply-add with a single round-to-nearest-even, so it is modelled as the kit's correctly
     rounded float32 ``fma``. Not modelled: the SFPU treats denormal inputs as zero and flushes
     denormal and -0 results to +0 (ulplab measures IEEE denormals; ``--denormals`` selects a
-    flushing policy instead). Zero results carry the sign of x (gelu(-0) = -0, gelu(x < -5.5)
-    = -0), as ulplab requires of every method; the hardware writes +0 there. The sign of a zero
-    is invisible to the ULP measure (+0 and -0 share one index).
+    flushing policy instead). Zero results are +0 (x = +-0 and x < -5.5), as the seed's model and
+    the hardware write them (SIGNED_ZERO = 0: TT Accurate is the seed's, bit for bit, checked by
+    tests/test_gelu_seed_bits.py); "TT Accurate (improved)" gives them the sign of x
+    (gelu(-0) = -0, gelu(x < -5.5) = -0). The sign of a zero is invisible to the ULP measure
+    (+0 and -0 share one index).
 
 TT Fast (the approximate mode): a 6-segment table of slopes and intercepts
     Source: tenstorrent/tt-llk @ fc4b29c7bdaa513bb290d84520167d151b588cad,
@@ -122,10 +124,12 @@ def build_tt_accurate(p: Params) -> ArrayFn:
         with np.errstate(all="ignore"):
             r = evaluate_poly(p.SCHEME, x, p.TT_ACCURATE_COEFFS)  # 15 SFPMADs
             r = np.copysign(np.abs(r), x)                          # setsgn(result, x)
-            zero = np.copysign(np.zeros_like(x), x)
+            zero = np.zeros_like(x)
+            if p.SIGNED_ZERO:
+                zero = np.copysign(zero, x)
             r = where32(x < p.TT_ACCURATE_NEG, zero, r)
             r = where32(x < p.TT_ACCURATE_POS, r, x)             # NaN and x >= 3 -> x
-            return where32(x == 0.0, x, r)
+            return where32(x == 0.0, x if p.SIGNED_ZERO else zero, r)
 
     return impl
 
@@ -186,17 +190,34 @@ def build_tt_fast(p: Params) -> ArrayFn:
     return impl
 
 
+def _tt_accurate_params(signed_zero: int) -> Params:
+    return Params({"TT_ACCURATE_COEFFS": coeffs(TT_ACCURATE_COEFFS), "SCHEME": scheme(),
+                   "TT_ACCURATE_POS": threshold(TT_ACCURATE_POS),
+                   "TT_ACCURATE_NEG": threshold(TT_ACCURATE_NEG),
+                   "SIGNED_ZERO": integer(signed_zero)})
+
+
 register(built(
     "gelu", "TT Accurate", "tenstorrent",
     "Tenstorrent SFPU accurate GELU: degree-15 polynomial in x (FMA Horner), sign of x copied, "
-    "x>=3 -> x, x<-5.5 -> 0",
-    build_tt_accurate,
-    Params({"TT_ACCURATE_COEFFS": coeffs(TT_ACCURATE_COEFFS), "SCHEME": scheme(),
-            "TT_ACCURATE_POS": threshold(TT_ACCURATE_POS),
-            "TT_ACCURATE_NEG": threshold(TT_ACCURATE_NEG)}),
+    "x>=3 -> x, x<-5.5 -> +0, x=0 -> +0",
+    build_tt_accurate, _tt_accurate_params(signed_zero=0),
     claims={"bfloat16": Claim(14330, 3224.7677), "float16": Claim(3498, 67.9961)},
     seed=seed_figures("TT Accurate"),
+    note="bit for bit the seed's gelu_tt_accurate (gelu_implementations.cpp:2647 at c2bf7bb)",
 ))
+register(built(
+    "gelu", "TT Accurate (improved)", "tenstorrent",
+    "Tenstorrent SFPU accurate GELU: degree-15 polynomial in x (FMA Horner), sign of x copied, "
+    "x>=3 -> x, x<-5.5 -> -0, x=0 -> x",
+    build_tt_accurate, _tt_accurate_params(signed_zero=1),
+    claims={"bfloat16": Claim(14330, 3224.7677), "float16": Claim(3498, 67.9961)},
+    seed=seed_figures("TT Accurate (improved)"),
+    note="the seed's TT Accurate with zero results carrying the sign of x (gelu(-0) = -0, "
+    "gelu(x < -5.5) = -0); the ULP figures are the same",
+))
+
+
 def _tt_fast_params(sign_copy: int) -> Params:
     return Params({"TT_FAST_SLOPES": table_param(TT_FAST_SLOPES),
                    "TT_FAST_INTERCEPTS": table_param(TT_FAST_INTERCEPTS),
