@@ -35,32 +35,41 @@ def test_every_function_runs_on_torch_and_jax(func, fmt):
         assert s["backend"].split()[0] in ("numpy", "libm"), s  # only "has no such function"
 
 
-# torch's bfloat16 GELU is a different kernel per CPU capability (its dispatch picks it at run
-# time): figures measured with torch 2.13.0 CPU on an AVX-512 machine (the earlier landing's) and
-# on an AMD EPYC AVX2 machine (this one); the same defects, in different amounts
-TORCH_BF16_GELU = {
-    "AVX512": {"read_as_zero": 253, "flushed": 514, "inf": 128, "backward_max": 12914},
-    "AVX2": {"read_as_zero": 1, "flushed": 7, "inf": 0, "backward_max": 8},
-}
-
-
 @needs("torch")
 def test_torch_bfloat16_gelu_defects_are_surfaced():
+    """torch's bfloat16 GELU is a different kernel per CPU (its dispatch picks one at run time:
+    measured 253 subnormal inputs read as zero on an AVX-512 Xeon and 1 on an AVX2 EPYC, and
+    253 again with ATEN_CPU_CAPABILITY=avx2 on the Xeon), so the figures are computed here from
+    torch's own outputs, independently of the report card, and the card must agree with them."""
+    import ml_dtypes
+    import numpy as np
     import torch
 
-    capability = torch.backends.cpu.get_cpu_capability()
-    if capability not in TORCH_BF16_GELU:
-        pytest.skip(f"no measured figures for torch's {capability} kernels")
-    want = TORCH_BF16_GELU[capability]
+    from ulplab.formats import Kind, classify, signed_zero
+    from ulplab.oracle import call as oracle
+
+    fmt = get_format("bfloat16")
+    bits = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    x = torch.from_numpy(bits.view(np.int16).copy()).view(torch.bfloat16)
+    got = torch.nn.functional.gelu(x).view(torch.int16).numpy().view(np.uint16)
+    truth = oracle("gelu", "bfloat16").view(np.uint16)
+    z = signed_zero(bits, fmt).astype(np.int64)
+    sub = (classify(bits, fmt) == Kind.SUBNORMAL) & (truth != truth[z])
+    read_as_zero = sub & (got == got[z])
+    flushed = (classify(truth, fmt) == Kind.SUBNORMAL) & (classify(got, fmt) == Kind.ZERO)
+    inf = np.isinf(got.view(ml_dtypes.bfloat16).astype(np.float32)) & ~np.isinf(
+        truth.view(ml_dtypes.bfloat16).astype(np.float32))
+
     rows = _rows(report_card("gelu", "bfloat16", ["torch"]))
     t = rows["torch"]
-    assert t["daz"] == {"subnormal_inputs": 253, "read_as_zero": want["read_as_zero"]}
-    assert t["ftz"] == {"subnormal_results": 514, "flushed": want["flushed"]}
-    assert t["inf_mismatches"] == want["inf"]  # x * Phi(x) overflowing to inf (AVX-512 path)
-    assert t["max_ulp"] == 13215  # the negative tail near x = -5.56 flushes to -0
-    assert t["worst"][0]["hex"] == "0xc0b2" and t["worst"][0]["got_hex"] == "0x8000"
+    assert t["daz"] == {"subnormal_inputs": 253, "read_as_zero": int(read_as_zero.sum())}
+    assert t["ftz"] == {"subnormal_results": 514, "flushed": int(flushed.sum())}
+    assert t["inf_mismatches"] == int(inf.sum())  # x * Phi(x) overflowing (AVX-512 kernels)
+    assert t["max_ulp"] >= 10_000  # the negative tail flushes to -0 on every CPU seen
+    assert classify(np.array([int(t["worst"][0]["got_hex"], 16)], np.uint16), fmt)[0] \
+        == Kind.ZERO
     back = rows["torch (backward)"]
-    assert back["reference"] == "gelu_grad" and back["max_ulp"] == want["backward_max"]
+    assert back["reference"] == "gelu_grad" and back["max_ulp"] >= 1
 
 
 @needs("jax")
