@@ -23,6 +23,25 @@ count or the build.
   gets new tables). It is applied by a gather: a compiled C loop (``native.lookup``) for NumPy
   arrays and PyTorch CPU tensors, torch indexing on other devices, ``jnp.take`` for JAX.
 
+Threads: ``det.FUNC(x, threads=N)`` (also ``det.apply(func, x, rounding, threads=N)``,
+``det.sincos``, ``det.softmax`` and the callable of ``det.float32_kernel``) runs on N threads;
+without it, ``$ULPLAB_NUM_THREADS``, else for a PyTorch tensor torch's intra-op thread count
+(``torch.get_num_threads()``), else every core (``os.cpu_count()``). N must be a positive int
+(0, a negative number, a bool, a float or a string is a ``UsageError`` naming ``threads`` or
+the variable); more than ``os.cpu_count()`` is accepted and capped at it. The buffer is split
+into contiguous slices (``ulplab.export.native.slice_bounds``: boundaries on the driver's
+chunks, one thread below 2^17 elements, 2^19 for the narrow formats' gather), each run by the
+compiled C loop on a persistent thread pool with the GIL released. Every kernel is elementwise,
+so the bits do not depend on N; softmax splits whole rows, never a row's reduction. The float32
+kernels and the gather of NumPy arrays and PyTorch CPU tensors are threaded; JAX's
+``jnp.take`` and torch indexing on other devices keep their own threading.
+
+Arrays of any layout: strided, transposed, misaligned (a view at an odd byte offset), read-only,
+zero-size and 0-d arrays give the bits of a contiguous copy, in x's shape (a NumPy scalar gives
+a scalar); one aligned contiguous copy is made where needed, and x is never written. A
+big-endian array (``>f4``, ``>f2``) gives its result in the native byte order (dtype float32,
+float16), with the same bits as a native copy.
+
 Autograd: a PyTorch tensor that requires grad gets a result with a ``grad_fn`` for every
 function with a derivative (``det.derivative``: the registry's derivative kernel where there is
 one, or a documented float32 formula over det kernels); a function without one raises

@@ -17,7 +17,7 @@ FUNCTIONS = registry.functions()
 ROUNDINGS = ("float32", "odd")
 """``float32``: correctly rounded (the default, what det means); ``odd``: float32 round-to-odd."""
 
-_COMPILED: dict[tuple[str, str], Callable[[np.ndarray], np.ndarray]] = {}
+_COMPILED: dict[tuple[str, str], Callable[..., np.ndarray]] = {}
 _WARNED: set[str] = set()
 
 
@@ -33,11 +33,13 @@ def _warn_once(reason: str) -> None:
               file=sys.stderr)
 
 
-def float32_kernel(func: str, rounding: str = "float32") -> Callable[[np.ndarray], np.ndarray]:
+def float32_kernel(func: str, rounding: str = "float32") -> Callable[..., np.ndarray]:
     """The det kernel of ``func`` on float32 arrays in ``rounding`` ("float32": correctly
-    rounded; "odd"): compiled if a C compiler is at hand, else ulplab's NumPy kernel (the same
-    bits; one warning line on stderr says why). Only a compiled kernel is kept: a build that
-    failed is tried again on the next call rather than leaving the process on the slow path."""
+    rounded; "odd"), as ``run(x, out=None, threads=None)`` (``ulplab.export.native.kernel``:
+    threads as in ``ulplab.det``, the bits independent of them): compiled if a C compiler is at
+    hand, else ulplab's NumPy kernel over the same slices (the same bits; one warning line on
+    stderr says why). Only a compiled kernel is kept: a build that failed is tried again on the
+    next call rather than leaving the process on the slow path."""
     _check(func, rounding)
     key = (func, rounding)
     if key in _COMPILED:
@@ -51,9 +53,18 @@ def float32_kernel(func: str, rounding: str = "float32") -> Callable[[np.ndarray
         _warn_once(f"no compiled det kernel ({str(exc).splitlines()[0][:160]})")
         numpy_kernel = registry.get(func).impl(rounding)
 
-        def run(x: np.ndarray) -> np.ndarray:
-            with np.errstate(all="ignore"):
-                return numpy_kernel(np.ascontiguousarray(x, dtype=np.float32))
+        def run(x: np.ndarray, out: np.ndarray | None = None,
+                threads: int | None = None) -> np.ndarray:
+            count = native.resolve_threads(threads)
+            xs, result = native.float32_output(native.float32_input(x), out)
+            flat_x, flat_out = xs.reshape(-1), result.reshape(-1)
+
+            def work(lo: int, hi: int) -> None:
+                with np.errstate(all="ignore"):  # in each thread: the error state is its own
+                    flat_out[lo:hi] = numpy_kernel(flat_x[lo:hi].copy())
+
+            native.run_sliced(work, xs.size, count, native.MIN_PER_THREAD)
+            return result
 
         return run
 
@@ -99,37 +110,53 @@ def _format_name(func: str, dtype: Any) -> str:
     return name
 
 
-def _gather(tab: np.ndarray, index: np.ndarray) -> np.ndarray:
+def _gather(tab: np.ndarray, index: np.ndarray, threads: int | None) -> np.ndarray:
     from ulplab.export.native import lookup
 
-    return lookup(tab, index)
+    return lookup(tab, index, threads)
 
 
-def _numpy(func: str, x: np.ndarray, rounding: str) -> np.ndarray:
+def _numpy(func: str, x: np.ndarray, rounding: str, threads: int | None) -> np.ndarray:
+    if not x.dtype.isnative:  # '>f4', '>f2': the result is in native byte order
+        x = x.astype(x.dtype.newbyteorder("="))
     name = _format_name(func, x.dtype)
     if name == "float32":
-        return float32_kernel(func, rounding)(x).reshape(x.shape)
+        return float32_kernel(func, rounding)(x, threads=threads).reshape(x.shape)
     tab = table(func, name)
-    return _gather(tab, np.ascontiguousarray(x).view(tab.dtype)).view(x.dtype).reshape(x.shape)
+    index = np.require(x, requirements=["C", "A"]).view(tab.dtype)
+    return _gather(tab, index, threads).view(x.dtype).reshape(x.shape)
 
 
-def _torch(func: str, x: Any, rounding: str) -> Any:
+def _torch_threads(threads: int | None) -> int | None:
+    """PyTorch tensors: ``threads``, else ``$ULPLAB_NUM_THREADS``, else torch's intra-op
+    thread count (``torch.get_num_threads()``)."""
     import torch
 
+    from ulplab.export.native import env_threads
+
+    if threads is not None or env_threads() is not None:
+        return threads
+    return torch.get_num_threads()
+
+
+def _torch(func: str, x: Any, rounding: str, threads: int | None) -> Any:
+    import torch
+
+    threads = _torch_threads(threads)
     if x.requires_grad and torch.is_grad_enabled():
-        return _autograd(func, rounding).apply(x)
+        return _autograd(func, rounding).apply(x, threads)
     name = _format_name(func, x.dtype)
     x = x.detach()
     if name == "float32":
         if x.device.type != "cpu":
             raise UsageError(f"float32 det on a {x.device.type} tensor: use the exported kernel "
                              "(ulplab export FUNC --lang torch/triton/cuda) on that device")
-        out = float32_kernel(func, rounding)(x.contiguous().numpy())
+        out = float32_kernel(func, rounding)(x.contiguous().numpy(), threads=threads)
         return torch.from_numpy(out).reshape(x.shape)
     tab = table(func, name)
     carrier = torch.int16 if tab.dtype == np.uint16 else torch.uint8
     if x.device.type == "cpu":
-        result = _gather(tab, x.contiguous().view(carrier).numpy().view(tab.dtype))
+        result = _gather(tab, x.contiguous().view(carrier).numpy().view(tab.dtype), threads)
         if carrier is torch.int16:
             result = result.view(np.int16)
         return torch.from_numpy(result).view(x.dtype).reshape(x.shape)
@@ -153,9 +180,10 @@ def _autograd(func: str, rounding: str) -> Any:
 
     class DetFunction(torch.autograd.Function):
         @staticmethod
-        def forward(ctx: Any, x: Any) -> Any:
+        def forward(ctx: Any, x: Any, threads: int | None) -> Any:
             ctx.save_for_backward(x)
-            return apply(func, x.detach(), rounding)
+            ctx.threads = threads
+            return apply(func, x.detach(), rounding, threads)
 
         @staticmethod
         def backward(ctx: Any, grad: Any) -> Any:
@@ -166,14 +194,14 @@ def _autograd(func: str, rounding: str) -> Any:
             xs = x.detach().to("cpu", torch.float32).contiguous().numpy()
             g = grad.detach().to("cpu", torch.float32).contiguous().numpy()
             with np.errstate(all="ignore"):
-                out = g * derivative(func, xs)
-            return torch.from_numpy(out).reshape(x.shape).to(grad.device, grad.dtype)
+                out = g * derivative(func, xs, ctx.threads)
+            return torch.from_numpy(out).reshape(x.shape).to(grad.device, grad.dtype), None
 
     DetFunction.__name__ = f"det_{func}"
     return DetFunction
 
 
-def _jax(func: str, x: Any, rounding: str) -> Any:
+def _jax(func: str, x: Any, rounding: str, threads: int | None) -> Any:
     import jax
     import jax.numpy as jnp
 
@@ -181,7 +209,8 @@ def _jax(func: str, x: Any, rounding: str) -> Any:
     if name == "float32":
         kernel = float32_kernel(func, rounding)
         spec = jax.ShapeDtypeStruct(x.shape, jnp.float32)
-        return jax.pure_callback(lambda a: kernel(np.asarray(a)).reshape(a.shape), spec, x)
+        return jax.pure_callback(
+            lambda a: kernel(np.asarray(a), threads=threads).reshape(a.shape), spec, x)
     tab = table(func, name)
     if _bits(name) < 8:
         return _jax_sub_byte(func, name, x)
@@ -226,17 +255,32 @@ def _jax_sub_byte(func: str, fmt: str, x: Any) -> Any:
     return jnp.take(jnp.asarray(out), index).astype(x.dtype)
 
 
-def apply(func: str, x: Any, rounding: str = "float32") -> Any:
-    """``func``'s det kernel on ``x`` (NumPy array, PyTorch tensor or JAX array)."""
+def check_threads(threads: int | None) -> None:
+    """``threads`` is a positive int (else a ``UsageError`` naming ``threads``), or None and
+    ``$ULPLAB_NUM_THREADS`` unset or a positive int (else one naming the variable)."""
+    from ulplab.export.native import check_threads as check_count
+    from ulplab.export.native import env_threads
+
+    if threads is not None:
+        check_count(threads)
+    else:
+        env_threads()
+
+
+def apply(func: str, x: Any, rounding: str = "float32", threads: int | None = None) -> Any:
+    """``func``'s det kernel on ``x`` (NumPy array, PyTorch tensor or JAX array) on ``threads``
+    threads (see ``ulplab.det``: default every core, or ``$ULPLAB_NUM_THREADS``, or torch's
+    thread count for a tensor; capped at ``os.cpu_count()``; the bits do not depend on it)."""
     _check(func, rounding)
+    check_threads(threads)
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(x, torch.Tensor):
-        return _torch(func, x, rounding)
+        return _torch(func, x, rounding, threads)
     jax = sys.modules.get("jax")
     if jax is not None and isinstance(x, jax.Array):
-        return _jax(func, x, rounding)
+        return _jax(func, x, rounding, threads)
     if isinstance(x, np.ndarray | np.generic):
-        out = _numpy(func, np.asarray(x), rounding)
+        out = _numpy(func, np.asarray(x), rounding, threads)
         return out[()] if isinstance(x, np.generic) else out
     raise UsageError(f"det functions take a NumPy array, a PyTorch tensor or a JAX array; "
                      f"got {type(x).__name__}")
@@ -250,8 +294,8 @@ _GELU_TANH_A = np.uint32(0x3D372713).view(F32)  # 0x1.6e4e26p-5: 0.044715 rounde
 _GELU_TANH_3A = np.uint32(0x3E095D4F).view(F32)  # 0x1.12ba9ep-3: 3 * 0.044715 to float32
 
 
-def _k(func: str, x: np.ndarray) -> np.ndarray:
-    return float32_kernel(func, "odd")(x)
+def _k(func: str, x: np.ndarray, threads: int | None = None) -> np.ndarray:
+    return float32_kernel(func, "odd")(x, threads=threads)
 
 
 def _d_sigmoid(x: np.ndarray) -> np.ndarray:
@@ -285,11 +329,12 @@ DIFFERENTIABLE = frozenset({f for f, k in registry.kernels().items() if k.deriva
 """The functions ``det`` differentiates: the registry's derivative kernels and ``FORMULAS``."""
 
 
-def derivative(func: str, x: np.ndarray) -> np.ndarray:
+def derivative(func: str, x: np.ndarray, threads: int | None = None) -> np.ndarray:
     """The float32 derivative of ``func`` at float32 ``x``: its derivative kernel's round-to-odd
     result where the registry names one (gelu -> gelu_grad, tanh -> tanh_grad, exp -> exp,
     sin -> cos, cos -> -sin, softplus -> sigmoid: rounded to bfloat16 or float16 it is the
-    correctly rounded f'(x)), else the formula of ``FORMULAS``."""
+    correctly rounded f'(x)), else the formula of ``FORMULAS``. ``threads``: of the derivative
+    kernel (the formulas' own operations run on one)."""
     if func not in DIFFERENTIABLE:
         raise UsageError(f"det.{func} has no derivative; differentiable: "
                          f"{', '.join(sorted(DIFFERENTIABLE))}")
@@ -297,7 +342,7 @@ def derivative(func: str, x: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         kernel = registry.get(func).derivative
         if kernel:
-            d = _k(kernel.lstrip("-"), x)
+            d = _k(kernel.lstrip("-"), x, threads)
             return -d if kernel.startswith("-") else d
         d = FORMULAS[func](x)
         if func in _LIMIT_AT_INF:
@@ -308,13 +353,15 @@ def derivative(func: str, x: np.ndarray) -> np.ndarray:
 
 
 def _make(func: str) -> Callable[..., Any]:
-    def fn(x: Any, rounding: str = "float32") -> Any:
-        return apply(func, x, rounding)
+    def fn(x: Any, rounding: str = "float32", threads: int | None = None) -> Any:
+        return apply(func, x, rounding, threads)
 
     fn.__name__ = fn.__qualname__ = func
     fn.__doc__ = (f"det {func}(x): the correctly rounded {func} in x's format (float32, or any "
                   f"format of det.formats({func!r})); same type, dtype and shape as x; "
-                  "rounding='odd' gives the float32 round-to-odd. See ulplab.det.")
+                  "rounding='odd' gives the float32 round-to-odd; threads=N runs on N threads "
+                  "(default: every core, $ULPLAB_NUM_THREADS, or torch's count for a tensor; "
+                  "the bits do not depend on it). See ulplab.det.")
     return fn
 
 
@@ -322,10 +369,10 @@ KERNEL_FUNCTIONS: dict[str, Callable[..., Any]] = {f: _make(f) for f in FUNCTION
 """``det.FUNC`` for every kernel of the registry (``ulplab.det`` puts them in its namespace)."""
 
 
-def sincos(x: Any, rounding: str = "float32") -> tuple[Any, Any]:
-    """(det sin(x), det cos(x)): the bits of ``sin`` and ``cos``."""
-    return apply("sin", x, rounding), apply("cos", x, rounding)
+def sincos(x: Any, rounding: str = "float32", threads: int | None = None) -> tuple[Any, Any]:
+    """(det sin(x), det cos(x)): the bits of ``sin`` and ``cos``, each on ``threads``."""
+    return apply("sin", x, rounding, threads), apply("cos", x, rounding, threads)
 
 
-__all__ = ["DIFFERENTIABLE", "FUNCTIONS", "KERNEL_FUNCTIONS", "ROUNDINGS", "apply", "derivative",
-           "float32_kernel", "formats", "sincos", "table"]
+__all__ = ["DIFFERENTIABLE", "FUNCTIONS", "KERNEL_FUNCTIONS", "ROUNDINGS", "apply",
+           "check_threads", "derivative", "float32_kernel", "formats", "sincos", "table"]

@@ -13,6 +13,11 @@ nearest-even:
    on threads, vector width or backend.
 5. y_i = e_i / s, flushed as in 1.
 
+Threads (``threads=``, as in ``ulplab.det``): NumPy arrays of many rows are split into blocks of
+whole rows, one per thread, each block run through the steps above; otherwise (few long rows,
+PyTorch, JAX) only the exp of step 3 runs on several threads. A row is never split, so its
+reduction order (steps 2 and 4) is the same whatever the thread count: so are the bits.
+
 Accuracy, measured against the exact softmax of the float32 inputs (mpmath, 60 digits; 200, 100
 and 10 rows of n = 3, 17, 1000; tests/test_softmax.py asserts these figures): at most 3.4 / 4.2 /
 5.7 float32 ulps for standard-normal inputs and 27 / 32 / 61 ulps for inputs 10 times larger.
@@ -25,11 +30,13 @@ to odd, within 1 ulp) one.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from ulplab.det.core import apply, float32_kernel
+from ulplab.det.core import apply, check_threads, float32_kernel
 from ulplab.errors import UsageError
 
 TINY = np.float32(np.uint32(0x00800000).view(np.float32))  # 2^-126, the smallest normal
@@ -39,11 +46,36 @@ def _levels(n: int) -> int:
     return max(n - 1, 0).bit_length()  # P = 2^levels >= n
 
 
-def softmax_numpy(x: np.ndarray, exp: Any = None) -> np.ndarray:
-    exp = exp or float32_kernel("exp", "odd")
+def softmax_numpy(x: np.ndarray, exp: Callable[[np.ndarray], np.ndarray] | None = None,
+                  threads: int | None = None) -> np.ndarray:
+    """Softmax over the last axis of float32 ``x`` (the module docstring's steps) with ``exp``
+    (default: det exp's round-to-odd entry point); blocks of whole rows on ``threads``
+    threads, or the exp alone on them where there are too few rows."""
+    from ulplab.export import native
+
+    check_threads(threads)
     x = np.asarray(x, dtype=np.float32)
     if x.ndim == 0:
         raise UsageError("softmax needs at least one axis")
+    count = native.resolve_threads(threads)
+    n = x.shape[-1]
+    rows = x.size // n if n else 0
+    min_rows = -(-native.MIN_PER_THREAD // max(n, 1))  # a thread's rows hold MIN_PER_THREAD
+    kernel = float32_kernel("exp", "odd")
+    if len(native.slice_bounds(rows, count, min_rows, 1)) == 1:  # too few rows to split
+        return _softmax_rows(x, exp or partial(kernel, threads=count))
+    x2 = x.reshape(rows, n)
+    y2 = np.empty_like(x2)
+    one_thread = exp or partial(kernel, threads=1)
+
+    def work(lo: int, hi: int) -> None:
+        y2[lo:hi] = _softmax_rows(x2[lo:hi], one_thread)
+
+    native.run_sliced(work, rows, count, min_rows, 1)
+    return y2.reshape(x.shape)
+
+
+def _softmax_rows(x: np.ndarray, exp: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     zero = np.float32(0)
     with np.errstate(all="ignore"):
         x = np.where(np.abs(x) < TINY, zero, x)
@@ -63,9 +95,8 @@ def softmax_numpy(x: np.ndarray, exp: Any = None) -> np.ndarray:
         return np.where(np.abs(y) < TINY, zero, y)
 
 
-def softmax_torch(x: Any) -> Any:
+def softmax_torch(x: Any, threads: int | None = None) -> Any:
     import torch
-
 
     if x.dtype != torch.float32 or x.device.type != "cpu":
         raise UsageError("det softmax takes a float32 CPU tensor")
@@ -80,7 +111,7 @@ def softmax_torch(x: Any) -> Any:
     m = torch.where(torch.isnan(x).any(dim=-1, keepdim=True), torch.nan, m)
     d = x - m
     d = torch.where(d.abs() < float(TINY), zero, d)
-    e = apply("exp", d, "odd")
+    e = apply("exp", d, "odd", threads)
     e = torch.where(e < float(TINY), zero, e)
     n = x.shape[-1]
     pad = torch.zeros((*x.shape[:-1], (1 << _levels(n)) - n), dtype=torch.float32)
@@ -91,10 +122,9 @@ def softmax_torch(x: Any) -> Any:
     return torch.where(y.abs() < float(TINY), zero, y)
 
 
-def softmax_jax(x: Any) -> Any:
+def softmax_jax(x: Any, threads: int | None = None) -> Any:
     import jax.numpy as jnp
     from jax import lax
-
 
     if x.dtype != jnp.float32:
         raise UsageError("det softmax takes float32")
@@ -107,7 +137,7 @@ def softmax_jax(x: Any) -> Any:
     m = jnp.max(x, axis=-1, keepdims=True)
     d = x - m
     d = jnp.where(jnp.abs(d) < tiny, zero, d)
-    e = apply("exp", d, "odd")
+    e = apply("exp", d, "odd", threads)
     e = jnp.where(e < tiny, zero, e)
     n = x.shape[-1]
     acc = jnp.concatenate([e, jnp.zeros((*x.shape[:-1], (1 << _levels(n)) - n), jnp.float32)],
@@ -185,17 +215,19 @@ def softmax_c(x: np.ndarray, variant: str | None = None) -> np.ndarray:
     return out
 
 
-def softmax(x: Any) -> Any:
+def softmax(x: Any, threads: int | None = None) -> Any:
     """Deterministic softmax over the last axis of a float32 NumPy array, PyTorch CPU tensor or
-    JAX array (see the module docstring for the order of operations)."""
+    JAX array (see the module docstring for the order of operations) on ``threads`` threads
+    (as ``ulplab.det``; the bits do not depend on it)."""
+    check_threads(threads)
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(x, torch.Tensor):
-        return softmax_torch(x)
+        return softmax_torch(x, threads)
     jax = sys.modules.get("jax")
     if jax is not None and isinstance(x, jax.Array):
-        return softmax_jax(x)
+        return softmax_jax(x, threads)
     if isinstance(x, np.ndarray) and x.dtype == np.float32:
-        return softmax_numpy(x)
+        return softmax_numpy(x, threads=threads)
     raise UsageError(f"det softmax takes float32 (NumPy, PyTorch or JAX); got {type(x).__name__}"
                      f" of {getattr(x, 'dtype', '?')}")
 

@@ -41,6 +41,15 @@ overlaps ``x``), the round-to-odd fast path chosen per chunk, the flagged output
 block and fixed per chunk (their inputs gathered into one buffer and run through the entry point
 in one call).
 
+Threads: ``kernel``'s callable and ``lookup`` split a large buffer into contiguous slices, one
+per thread, every boundary a multiple of ``CHUNK`` (``slice_bounds``), and call the C loop on
+each slice from a persistent thread pool (``run_sliced``); ctypes releases the GIL during the
+foreign call, so the slices run in parallel. The calling thread runs the first slice itself.
+The result is elementwise, so it does not depend on the thread count (tests/test_threads.py).
+How many threads: ``threads=`` where given, else ``$ULPLAB_NUM_THREADS``, else every core
+(``os.cpu_count()``); a count above ``os.cpu_count()`` is accepted and capped at it, and a
+buffer shorter than ``2 * MIN_PER_THREAD`` runs on the calling thread alone (``resolve_threads``).
+
 Build variants (function multi-versioning by separate builds, chosen at run time from the CPU's
 flags): ``avx512`` (-march=x86-64-v4), ``avx2`` (-march=x86-64-v3: AVX2 and FMA), ``portable``
 (the compiler's default target; fmaf is then glibc's correctly rounded software FMA) and ``O0``
@@ -59,13 +68,16 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_all
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 
-from ulplab.errors import UsageError
+from ulplab.errors import ArgumentTypeError, UsageError, shown
 from ulplab.kernels import registry
 
 FLAG_NAN_BITS = 0x7FC00001
@@ -210,19 +222,6 @@ def _verified(target: Path, manifest: Path) -> bool:
     return ok
 
 
-def _write_atomic(target: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def library(name: str, variant: str | None, make_source: Callable[[], str],
             source_key: str | None = None) -> Path:
     """The shared library ``name`` for ``variant``: loaded from the cache when its manifest's
@@ -255,7 +254,9 @@ def library(name: str, variant: str | None, make_source: Callable[[], str],
     doc = {"library": target.name, "sha256": digest,
            "source_sha256": hashlib.sha256(src.encode()).hexdigest(),
            "compiler": _compiler_id(cc), "flags": flags}
-    _write_atomic(manifest, (json.dumps(doc, indent=1) + "\n").encode())
+    from ulplab.files import write_text
+
+    write_text(manifest, json.dumps(doc, indent=1) + "\n")  # atomic
     return target
 
 
@@ -307,6 +308,129 @@ BLOCK = 64
 
 FLAG_BITS = FLAG_NAN_BITS
 """A flagged result, either sign (``ulplab.kernels.core``)."""
+
+THREADS_ENV = "ULPLAB_NUM_THREADS"
+"""The environment variable that sets the default thread count of the det kernels."""
+
+MIN_PER_THREAD = 1 << 16
+"""The fewest elements a thread is given: a buffer shorter than twice this (2^17) runs on the
+calling thread alone. Handing a slice to a pool thread and waiting for it costs about 80 us on
+the 2-core machine where this was measured (a thread's wake-up), and det float32 takes about
+2 ns per element there: exp on 2 threads took 169 us at 2^16 elements against 142 us on one,
+251 us at 2^17 against 278 us (``python benchmarks/bench_native.py --threshold``)."""
+
+MIN_PER_THREAD_LOOKUP = 1 << 18
+"""The same for ``lookup``, a gather of about 0.7 ns per element: 2 threads took 192 us at 2^18
+bfloat16 indices against 170 us on one, 287 us at 2^19 against 343 us (same run)."""
+
+
+def cpu_count() -> int:
+    """The cores the thread count is capped at (``os.cpu_count()``)."""
+    return os.cpu_count() or 1
+
+
+def check_threads(threads: object, name: str = "threads") -> int:
+    """``threads`` as an int when it is a positive whole number (not a bool), else an error
+    naming ``name``: ``ArgumentTypeError`` (a ``UsageError`` and a ``TypeError``) for another
+    type, ``UsageError`` for zero or a negative number."""
+    if isinstance(threads, bool) or not isinstance(threads, int | np.integer):
+        raise ArgumentTypeError(f"{name} must be a positive whole number of threads; got "
+                                f"{shown(threads)}")
+    if threads < 1:
+        raise UsageError(f"{name} must be a positive whole number of threads; got {threads}")
+    return int(threads)
+
+
+def env_threads() -> int | None:
+    """``$ULPLAB_NUM_THREADS`` as a positive int, or None where it is unset or empty; any other
+    value is a ``UsageError`` naming the variable."""
+    text = os.environ.get(THREADS_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise UsageError(f"{THREADS_ENV}={os.environ[THREADS_ENV]!r}: expected a positive whole "
+                         "number of threads")
+    return value
+
+
+def resolve_threads(threads: int | None = None, default: int | None = None) -> int:
+    """The thread count to use: ``threads`` where given (checked by ``check_threads``), else
+    ``$ULPLAB_NUM_THREADS``, else ``default`` (PyTorch tensors: torch's intra-op thread count),
+    else every core; capped at ``cpu_count()``."""
+    if threads is not None:
+        wanted = check_threads(threads)
+    else:
+        wanted = env_threads() or (check_threads(default, "default") if default is not None
+                                   else cpu_count())
+    return min(wanted, cpu_count())
+
+
+def slice_bounds(n: int, threads: int, min_per_thread: int = MIN_PER_THREAD,
+                 align: int = CHUNK) -> list[tuple[int, int]]:
+    """[start, stop) of each thread's slice of ``n`` elements: contiguous, in order, together
+    exactly 0..n; at most ``threads`` of them and at most ``n // min_per_thread`` (at least
+    one, possibly empty when n = 0); every boundary but n a multiple of ``align`` (so the
+    driver's chunks are those of one thread), the slices as equal as that allows. Pure Python
+    integers: nothing is truncated for n of 2^31 elements or more (tests/test_threads.py)."""
+    count = max(1, min(threads, n // max(min_per_thread, 1)))
+    if count == 1:
+        return [(0, n)]
+    units = -(-n // align)  # ceil(n / align)
+    per = -(-units // count) * align
+    return [(lo, min(lo + per, n)) for lo in range(0, n, per)]
+
+
+_POOL: list[tuple[int, ThreadPoolExecutor]] = []
+_POOL_LOCK = [threading.Lock()]
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """The process's thread pool, with at least ``workers`` threads (a larger one replaces it
+    when more are asked for: the old one finishes its tasks and ends)."""
+    with _POOL_LOCK[0]:
+        if not _POOL or _POOL[0][0] < workers:
+            if _POOL:
+                _POOL.pop()[1].shutdown(wait=False)
+            _POOL.append((workers, ThreadPoolExecutor(max_workers=workers,
+                                                      thread_name_prefix="ulplab-det")))
+        return _POOL[0][1]
+
+
+def _forget_pool_after_fork() -> None:
+    """A forked child has none of the parent's pool threads: it starts its own pool when it
+    needs one (a pool inherited from the parent would accept tasks and never run them)."""
+    _POOL.clear()
+    _POOL_LOCK[0] = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_after_fork)
+
+
+def run_sliced(work: Callable[[int, int], object], n: int, threads: int,
+               min_per_thread: int = MIN_PER_THREAD, align: int = CHUNK) -> int:
+    """``work(start, stop)`` over the slices of ``slice_bounds(n, threads, ...)``: the first on
+    the calling thread, the others on the pool, in parallel where ``work`` releases the GIL (a
+    ctypes call does). Returns once every slice is done (re-raising the first error), with the
+    number of slices."""
+    bounds = slice_bounds(n, threads, min_per_thread, align)
+    if len(bounds) == 1:
+        work(*bounds[0])
+        return 1
+    pool = _pool(len(bounds) - 1)
+    futures: list[Future[object]] = [pool.submit(work, lo, hi) for lo, hi in bounds[1:]]
+    try:
+        work(*bounds[0])
+    finally:
+        wait_all(futures)  # the slices write into the caller's buffers: never return early
+    for future in futures:
+        future.result()
+    return len(bounds)
+
 
 DRIVER = f"""
 #include <stdint.h>
@@ -476,29 +600,66 @@ def _lookup_lib() -> ctypes.CDLL | None:
     return lib
 
 
-def lookup(table: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """``table[index]`` for a uint16 table of 2^16 entries and uint16 indices, or uint8 of 2^8
-    and uint8: a C loop over the two buffers (``np.take`` first widens every index to intp,
-    about three times slower on 2^24 bfloat16 values); ``np.take`` where no compiler is."""
-    idx = np.ascontiguousarray(index)
+def lookup(table: np.ndarray, index: np.ndarray, threads: int | None = None) -> np.ndarray:
+    """``table[index]`` (index's shape) for a uint16 table of 2^16 entries and uint16 indices,
+    or uint8 of 2^8 and uint8: a C loop over the two buffers (``np.take`` first widens every
+    index to intp, about three times slower on 2^24 bfloat16 values), on ``threads`` threads
+    (``resolve_threads``; one below ``2 * MIN_PER_THREAD_LOOKUP`` indices); ``np.take`` where
+    no compiler is. A strided, misaligned or non-native-order index is copied once."""
+    count = resolve_threads(threads)
+    idx = np.require(np.asarray(index), requirements=["C", "A"])
     lib = _lookup_lib()
     wide = table.dtype == np.uint16
     if (lib is None or table.dtype != idx.dtype or table.size != (65536 if wide else 256)
             or table.dtype not in (np.uint16, np.uint8)):
         return np.take(table, idx)
-    tab = np.ascontiguousarray(table)
+    tab = np.require(table, requirements=["C", "A"])
     out = np.empty_like(idx)
     fn = lib.ulplab_lookup16 if wide else lib.ulplab_lookup8
-    fn(tab.ctypes.data, idx.ctypes.data, out.ctypes.data, idx.size)
+    size = idx.itemsize
+    t_at, i_at, o_at = tab.ctypes.data, idx.ctypes.data, out.ctypes.data
+
+    def work(lo: int, hi: int) -> None:
+        fn(t_at, i_at + lo * size, o_at + lo * size, hi - lo)
+
+    run_sliced(work, idx.size, count, MIN_PER_THREAD_LOOKUP)
     return out
 
 
+def float32_input(x: object) -> np.ndarray:
+    """``x`` as an aligned, C-contiguous, native-order float32 array of its own shape (0-d
+    stays 0-d): ``x`` itself when it is one, else one copy (strided, transposed, misaligned,
+    big-endian or another dtype)."""
+    return np.require(np.asarray(x), np.float32, ["C", "A"])
+
+
+def float32_output(xs: np.ndarray, out: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(input, output) for a kernel writing ``xs``'s results into ``out``: a new array where
+    ``out`` is None; ``out`` checked (a ``UsageError`` unless it is a writeable, aligned,
+    C-contiguous float32 array of xs's shape); and ``xs`` copied where ``out`` overlaps it
+    other than exactly (shifted: a slice's or chunk's results would overwrite inputs still to
+    be read; ``out`` = ``xs`` exactly is safe, each slice and chunk reading its inputs before
+    writing them)."""
+    if out is None:
+        return xs, np.empty_like(xs)
+    if (not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != xs.shape
+            or not out.flags.c_contiguous or not out.flags.aligned or not out.flags.writeable):
+        raise UsageError("out must be a writeable, aligned, C-contiguous float32 array of x's "
+                         "shape")
+    if out.ctypes.data != xs.ctypes.data and np.may_share_memory(out, xs):
+        xs = xs.copy()
+    return xs, out
+
+
 def kernel(func: str, variant: str | None = None, rounding: str = "float32") -> NativeKernel:
-    """``f(x, out=None)``: ``func``'s det kernel compiled for ``variant`` (default: the best this
-    CPU runs), in ``rounding`` ("odd" or "float32": the two passes of the module docstring).
-    ``x`` is read in place when it is a C-contiguous float32 array (otherwise one float32 copy
-    is made); the result goes into ``out`` (a C-contiguous float32 array of x's shape; may be x
-    itself) or a new array."""
+    """``f(x, out=None, threads=None)``: ``func``'s det kernel compiled for ``variant`` (default:
+    the best this CPU runs), in ``rounding`` ("odd" or "float32": the two passes of the module
+    docstring). ``x`` is read in place when it is an aligned C-contiguous native float32 array
+    (otherwise one float32 copy is made: ``float32_input``); the result goes into ``out`` (a
+    writeable, aligned, C-contiguous float32 array of x's shape; may be x itself, or overlap it)
+    or a new array of x's shape. ``threads``: see ``resolve_threads`` (default: every core, or
+    ``$ULPLAB_NUM_THREADS``; one thread below ``2 * MIN_PER_THREAD`` elements); the bits do not
+    depend on it."""
     from ulplab.export.source import check_rounding
 
     check_rounding(rounding)
@@ -514,22 +675,23 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32") -> 
         fix = _entry(func, variant, rounding)
     args = (_address(main), _address(first_fast), below, _address(fix))
 
-    def run(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        xs = np.ascontiguousarray(x, dtype=np.float32)
-        if out is None:
-            out = np.empty_like(xs)
-        elif (out.dtype != np.float32 or out.shape != xs.shape
-              or not out.flags.c_contiguous or not out.flags.writeable):
-            raise UsageError("out must be a writeable C-contiguous float32 array of x's shape")
-        elif out.ctypes.data != xs.ctypes.data and np.may_share_memory(out, xs):
-            xs = xs.copy()  # out overlaps x shifted: a chunk's results would overwrite the
-            # inputs of the next one (the driver's copy covers out = x exactly)
-        drive(xs.ctypes.data, out.ctypes.data, xs.size, *args)
+    def run(x: np.ndarray, out: np.ndarray | None = None,
+            threads: int | None = None) -> np.ndarray:
+        count = resolve_threads(threads)
+        xs, out = float32_output(float32_input(x), out)
+        x_at, out_at = xs.ctypes.data, out.ctypes.data
+
+        def work(lo: int, hi: int) -> None:
+            drive(x_at + 4 * lo, out_at + 4 * lo, hi - lo, *args)
+
+        run_sliced(work, xs.size, count, MIN_PER_THREAD)
         return out
 
     run.__name__ = f"ulplab_{func}_native" + ("" if rounding == "float32" else f"_{rounding}")
     return run
 
 
-__all__ = ["VARIANTS", "best_variant", "build", "build_source", "kernel", "lookup",
-           "runnable_variants"]
+__all__ = ["CHUNK", "MIN_PER_THREAD", "MIN_PER_THREAD_LOOKUP", "THREADS_ENV", "VARIANTS",
+           "best_variant", "build", "build_source", "check_threads", "cpu_count", "env_threads",
+           "float32_input", "float32_output", "kernel", "lookup", "resolve_threads",
+           "run_sliced", "runnable_variants", "slice_bounds"]
