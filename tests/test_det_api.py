@@ -195,3 +195,79 @@ def test_second_derivative_is_refused():
         torch.autograd.grad(det.gelu(x).sum(), x, create_graph=True)
     (g,) = torch.autograd.grad(det.gelu(x).sum(), x)  # once is fine
     assert np.array_equal(bits(g), bits(det.derivative("gelu", x.detach().numpy())))
+
+
+def misaligned(a: np.ndarray) -> np.ndarray:
+    """A copy of ``a`` at byte offset 1 of a uint8 buffer (not aligned to its itemsize, when
+    that is more than 1)."""
+    buf = np.zeros(a.nbytes + 1, np.uint8)
+    view = buf[1:].view(a.dtype).reshape(a.shape)
+    view[...] = a
+    assert a.itemsize == 1 or not view.flags.aligned
+    return view
+
+
+def read_only(a: np.ndarray) -> np.ndarray:
+    a = a.copy()
+    a.flags.writeable = False
+    return a
+
+
+def awkward_layouts(x: np.ndarray) -> dict[str, np.ndarray]:
+    """``x`` (2-D, native order) laid out every way det must accept."""
+    return {"strided": x[:, ::3], "transposed": x.T, "misaligned": misaligned(x),
+            "read-only": read_only(x), "negative strides": x[::-1, ::-2],
+            "big-endian": x.astype(x.dtype.newbyteorder(">")) if x.itemsize > 1 else x,
+            "zero-size": x[:0], "zero-size column": x[:, :0], "0-d": np.array(x[1, 2]),
+            "large misaligned": misaligned(np.tile(x.ravel(), (1 << 17) // x.size + 1))}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "float8_e4m3fn"])
+@pytest.mark.parametrize("func", ["exp", "gelu"])
+def test_awkward_arrays_give_the_bits_of_a_contiguous_copy(func, dtype):
+    """Strided, transposed, negative strides, misaligned (byte offset 1), read-only, big-endian
+    (float32 and float16: the result is native order), zero-size and 0-d arrays, on 1 and 2
+    threads: the bits of the same values through a fresh contiguous native copy, x's shape,
+    the native dtype; the input is left as it was."""
+    dt = np.dtype(getattr(ml_dtypes, dtype, dtype))
+    x = np.linspace(-6, 6, 7 * 12).astype(np.float32).reshape(7, 12).astype(dt)
+    for name, arr in awkward_layouts(x).items():
+        before = bits(np.ascontiguousarray(arr)).copy()
+        fresh = arr.astype(dt, order="C")  # a new array, C-contiguous, aligned, native
+        assert fresh.dtype.isnative and fresh.flags.aligned and fresh.flags.c_contiguous
+        want = bits(det.apply(func, fresh))
+        for threads in (1, 2):
+            got = det.apply(func, arr, threads=threads)
+            assert type(got) is np.ndarray and got.shape == arr.shape, name
+            assert got.dtype == dt and got.dtype.isnative, (name, got.dtype)
+            assert np.array_equal(bits(got), want), (name, threads)
+        assert np.array_equal(bits(np.ascontiguousarray(arr)), before), name  # x untouched
+
+
+def test_a_numpy_scalar_gives_a_scalar_and_a_0d_array_a_0d_array():
+    for dt in (np.float32, ml_dtypes.bfloat16):
+        s = det.exp(dt(1.5))
+        assert isinstance(s, np.generic) and s.dtype == dt
+        a = det.exp(np.array(1.5, dt))
+        assert type(a) is np.ndarray and a.shape == () and a.dtype == dt
+        assert bits(np.array(s)) == bits(a) == bits(det.exp(np.array([1.5], dt)))[0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_awkward_tensors_give_the_bits_of_a_contiguous_copy(dtype):
+    """PyTorch CPU tensors transposed, strided, misaligned (torch.frombuffer at byte offset 1),
+    zero-size and 0-d: the bits of a contiguous copy, the tensor's shape and dtype."""
+    tdt = getattr(torch, dtype)
+    x = torch.linspace(-6, 6, 84, dtype=torch.float32).reshape(7, 12).to(tdt)
+    raw = bytearray(x.numel() * x.element_size() + 1)
+    mis = torch.frombuffer(raw, dtype=tdt, offset=1, count=x.numel()).reshape(7, 12)
+    mis.copy_(x)
+    assert mis.data_ptr() % x.element_size() != 0
+    cases = {"transposed": x.T, "strided": x[:, ::3], "misaligned": mis, "zero-size": x[:0],
+             "0-d": x[1, 2].clone()}
+    for name, t in cases.items():
+        want = bits(det.gelu(t.contiguous().clone()))
+        for threads in (1, 2):
+            got = det.gelu(t, threads=threads)
+            assert isinstance(got, torch.Tensor) and got.shape == t.shape and got.dtype == tdt
+            assert np.array_equal(bits(got.contiguous()), want), (name, threads)

@@ -284,3 +284,25 @@ def test_max_isa_caps_the_build_variant(monkeypatch):
     monkeypatch.setenv("ULPLAB_MAX_ISA", "sse2")
     with pytest.raises(UsageError, match="ULPLAB_MAX_ISA='sse2' is not an ISA level"):
         native.best_variant()
+
+
+@pytest.mark.parametrize("threads", [2, 3, 7])
+@pytest.mark.parametrize("rounding", ["odd", "float32"])
+def test_out_may_overlap_x_shifted_with_threads(threads, rounding, monkeypatch):
+    """The same on several threads (the cap patched to 8 cores, so 3 and 7 threads make 3 and 7
+    slices on any host): out = x, and out shifted by 1 or 7 elements either way across the
+    slices' edges give a separate output array's results."""
+    monkeypatch.setattr(native, "cpu_count", lambda: 8)
+    slices = []
+    real = native.run_sliced
+    monkeypatch.setattr(native, "run_sliced", lambda *a, **k: slices.append(real(*a, **k)))
+    kern = native.kernel("exp", rounding=rounding)
+    n = 7 * native.MIN_PER_THREAD + 5
+    base = np.random.default_rng(4).uniform(-90, 90, n + 7).astype(np.float32)
+    for lo_x, lo_out in ((0, 0), (0, 7), (7, 0), (0, 1), (1, 0)):
+        buf = base.copy()
+        x, out = buf[lo_x:lo_x + n], buf[lo_out:lo_out + n]
+        want = kern(x.copy(), threads=1).view(np.uint32)
+        del slices[:]
+        assert np.array_equal(kern(x, out, threads=threads).view(np.uint32), want), (lo_x, lo_out)
+        assert slices == [threads]
