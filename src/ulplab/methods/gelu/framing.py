@@ -2,13 +2,14 @@
 piecewise_c2 and rational_r2: the kernel around a core and the fit-time minimax helpers. No method
 is registered here.
 
-``make_kernel(core, "pure" | "lut")`` is the builder that puts a core approximation of GELU
-between the seed's tails: "pure" is the asymptotic series (``tail.asymptotic_tail``) below
-TAIL_START and the mirror x + GELU(-x) from POSITIVE_FROM; "lut" is the seed's shared tail LUT
-below -3.5 and x -> x from 3 (``frame_params`` declares them). ``lawson`` (weighted linear
-minimax) and ``rational_fit`` (Loeb's linearisation of weighted rational minimax, each step a
-Lawson fit) run in float64 at fit time only; each module keeps the function that regenerates its
-constants.
+``make_kernel(core, kind)`` is the builder that puts a core approximation of GELU between tails:
+"pure" is the asymptotic series (``tail.asymptotic_tail``) below TAIL_START and the mirror
+x + GELU(-x) from POSITIVE_FROM; "lut" is the shared tail LUT below -3.5 and x -> x from 3;
+"seed-pure" and "seed-lut" are the seed's own, bit for bit (``tail.seed_asymptotic_tail``,
+``tail.seed_tail_lut``), with x -> x from POSITIVE_FROM (``frame_params`` declares them).
+``lawson`` (weighted linear minimax) and ``rational_fit`` (Loeb's linearisation of weighted
+rational minimax, each step a Lawson fit) run in float64 at fit time only; each module keeps the
+function that regenerates its constants.
 """
 
 from __future__ import annotations

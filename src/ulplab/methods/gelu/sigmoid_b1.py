@@ -1,4 +1,4 @@
-"""The seed's sigmoid family: B1 Pure, B1 Pure (improved), B1 Sigmoid, B1v2 Sigmoid.
+"""The seed's sigmoid family: B1 Pure, B1 Sigmoid, B1v2 Sigmoid and their "(improved)" variants.
 
 Idea: Phi(x) ~ sigma(k x) with k = 1.702 (the logistic fit of the normal CDF, Bowling et al. /
 Hendrycks & Gimpel's "x sigma(1.702 x)"), and a cheap algebraic sigmoid instead of e^-z:
@@ -24,14 +24,20 @@ least maximum on bfloat16 is where their errors cross: thresholds -3, -2.5, -2.2
 -1.875, -1.75 give max 759, 502, 398, 346, 303, 252, 209 ulps (means 1.12 .. 0.53); above -1.75
 the series loses its sign (its value at -1.625 is 0.24 of -phi vs 0.84 exact).
 
-The seed's three (B1 Pure, B1 Sigmoid, B1v2 Sigmoid) take every exp of their tails from the seed's
-fast exp (``tail.seed_fast_exp_neg``); B1 Pure (improved) from this project's.
+The seed's three (B1 Pure, B1 Sigmoid, B1v2 Sigmoid) are the seed's methods, bit for bit (its C++
+at c2bf7bb, every bfloat16 output checked against its build by tests/test_gelu_seed_bits.py):
+the core above and the seed's own tails (``framing.make_kernel`` kinds "seed-pure" and
+"seed-lut": its degree-4 fast exp, its calibrated tail LUT, +0 where its exp underflows).
+"(improved)": B1 Pure (improved) with the tail from -1.75 and this project's exp; B1 Sigmoid
+(improved) and B1v2 Sigmoid (improved) are these methods as registered before the bit-for-bit
+rebuild: a tail LUT of exact knots and a minimax cubic reading of the seed's fast exp
+(``tail.seed_fast_exp_neg``).
 
-Seed (bfloat16 max/mean): B1 Pure 759/1.12, B1 Sigmoid 1068/1.64, B1v2 Sigmoid 625/1.47. With the
-seed's thresholds this code reproduces exactly those figures (759/1.1222, 1068/1.6402,
-625/1.4755): all three are registered as the seed has them. What the improvement buys
-(measured, ``Method.rebuild(TAIL_START=...)``): moving B1 Pure's threshold from -3 to -1.75 takes
-the bfloat16 max from 759 to 209 and the mean from 1.12 to 0.53 (float16 6070 -> 1677).
+Seed (bfloat16 max/mean): B1 Pure 759/1.12, B1 Sigmoid 1068/1.64, B1v2 Sigmoid 625/1.47;
+measured on every input (this project's oracle) 759/1.1223, 1068/1.6403, 625/1.4756. What the
+improvement buys (measured, ``Method.rebuild(TAIL_START=...)``): moving B1 Pure's threshold from
+-3 to -1.75 takes the bfloat16 max from 759 to 209 and the mean from 1.12 to 0.53 (float16
+6070 -> 1677).
 """
 
 from __future__ import annotations

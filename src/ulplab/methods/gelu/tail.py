@@ -17,7 +17,13 @@ time to build tables, each entry rounded once to float32.
     |x|^2 2^-25 relative (4e-6 at x = -13.6, where bfloat16 GELU reaches 0). At x = -inf it
     gives -0.
 
-``seed_fast_exp_neg(u)`` = e^-u for u >= 0: the seed's fast exp, as far as the seed describes it.
+``seed_exp2_neg``, ``seed_asymptotic_tail``, ``seed_tail_lut`` (at the end of this module): the
+seed's own fast exp, asymptotic tail and tail LUT, bit for bit, from its C++ (c2bf7bb); the
+seed names rebuilt from that code use them (docs/seed-rebuild.md).
+
+``seed_fast_exp_neg(u)`` = e^-u for u >= 0: the seed's fast exp as its text describes it (the
+reading made before its C++ was consulted; the seed names not yet rebuilt, and the "(improved)"
+variants kept from them, still use it).
     The seed's text (000_*): "The 'Pure' methods use fast_exp_neg() for the asymptotic tail,
     which computes exp(-u) via IEEE754 bit manipulation and polynomial refinement - not via
     std::exp()" (citing Schraudolph 1999); "exp(-u) = 2^(-u/ln2) using IEEE754 bit
