@@ -1,57 +1,62 @@
-"""The seed's erf family: B3 Pure (the seed's), B3 Pure (improved), B3 Erf Poly, D2 Pure,
-D2 LUT+Erf.
+"""The seed's erf family: B3 Pure, B3 Erf Poly, D2 Pure, D2 LUT+Erf and their "(improved)"
+variants.
 
-All compute GELU(x) = x Phi(x) with the same form of Phi (the seed's "B3 piecewise erf"); they
-differ in the negative tail and positive saturation, and B3 Pure keeps the seed's constants.
+All compute GELU(x) = x Phi(x) with a piecewise erf (the seed's "B3 piecewise erf"); they differ
+in the negative tail and positive saturation. The Phi below is the improved variants'; the
+seed's own is described under Variants.
 
 Phi(x), z = x/sqrt 2:
     |z| < 1 (|x| < sqrt 2): Phi = 1/2 + erf(z)/2 with erf by its Taylor series
         erf(z) = 2/sqrt(pi) sum_n (-1)^n z^(2n+1) / (n! (2n+1)),  n = 0..9,
-        Horner in z^2 with FMA. The seed stopped at z^9 (n = 4), which leaves an error of
-        7.6e-4 at |z| = 1 (about 1.4 bfloat16 ulps of Phi near x = -1.4); with n <= 9 the first
-        omitted term is below 1.5e-8.
+        Horner in z^2 with FMA. Stopping at z^9 (n = 4) would leave an error of 7.6e-4 at
+        |z| = 1 (about 1.4 bfloat16 ulps of Phi near x = -1.4); with n <= 9 the first omitted
+        term is below 1.5e-8.
     |z| >= 1: the Abramowitz & Stegun 7.1.26 form
         erfc(|z|) = t (a1 + a2 t + a3 t^2 + a4 t^3 + a5 t^4) e^(-z^2),  t = 1/(1 + p|z|),
         p = 0.3275911 (A&S), and Phi = erfc(|z|)/2 for x < 0 (no cancellation: the seed's erfc
         insight) or 1 - erfc(|z|)/2 for x > 0. e^(-z^2) = e^(-x^2/2) is ``tail.exp_neg``.
         The A&S coefficients are fitted for absolute error of erf on all z >= 0; as a relative
-        approximation of erfc they are off by up to 1.2% on [1, 5.9] (the seed's 23-ulp
-        core_neg). The a_k here are refitted by ``fit_as_coeffs`` (same p, same shape) for the
-        least maximum RELATIVE error on z in [1, 8.3125/sqrt 2], the whole range where this
-        branch is used: 1.95e-5 (after rounding to float32), 100 times below a bfloat16 half-ulp.
+        approximation of erfc they are off by up to 1.2% on [1, 5.9]. The a_k here are
+        refitted by ``fit_as_coeffs`` (same p, same shape) for the least maximum RELATIVE error
+        on z in [1, 8.3125/sqrt 2], the whole range where this branch is used: 1.95e-5 (after
+        rounding to float32), 100 times below a bfloat16 half-ulp.
         No positive saturation is needed: 1 - erfc/2 reaches 1 by itself, and inf stays inf.
 
-Variants (region thresholds in x). The seed's names are the seed's methods: erf Taylor to z^9
-(SEED_ERF_TERMS = 5 terms), A&S's own a_k (AS_COEFFS_SEED), and the seed's fast exp
-(``tail.seed_fast_exp_neg``) for every e^(-z^2) and the asymptotic tail; "(improved)": Taylor to
-z^19, the refitted a_k, this project's exp (``tail.exp_neg``).
-    B3 Pure     asymptotic tail for x < -8.3125 (the seed's B3 Pure).
-    B3 Erf Poly the seed's shared tail LUT for x < -3.5 (``tail.tail_lut``): linear interpolation
-                of GELU on knots 1/4 apart, which limits its accuracy (87 ulps at -7.65).
-    D2 Pure     the seed's hybrid: the asymptotic tail for x < -3 and x >= 3 -> x. The improved
-                one moves the tail to -5, where the 4-term series' bound 105/x^8 is 2.7e-4
-                (0.07 bfloat16 ulps) instead of 1.6% at -3.
-    D2 LUT+Erf  tail LUT for x < -3.5 and x >= 3 -> x.
+Variants (region thresholds in x). The seed's names are the seed's methods, bit for bit
+(``build_b3_seed``, ``phi_b3_seed``; its C++ at c2bf7bb, every bfloat16 output checked against
+its build by tests/test_gelu_seed_bits.py). The seed's erf is not the A&S 7.1.26 form its text
+names: it is exp-free, erf = sign(z)(1 - 1/(1 + p(|z|))^4) with p of degree 4 (A&S 7.1.27's
+coefficients) for |z| >= 1 and the Taylor series to z^7 below, clamped to [-1, 1], Phi =
+0.5 (1 + erf); x >= 3 -> x; the seed's own tails. Its four functions share that core:
+    B3 Pure, D2 Pure        the seed's asymptotic tail below -3 (the same outputs);
+    B3 Erf Poly, D2 LUT+Erf the seed's tail LUT below -3.5 (the same outputs).
+"(improved)", the Phi above (Taylor to z^19, the refitted A&S 7.1.26 form, this project's exp):
+    B3 Pure (improved)     asymptotic tail for x < -8.3125.
+    B3 Erf Poly (improved) the tail LUT for x < -3.5 (``tail.tail_lut``): linear interpolation
+                           of GELU on knots 1/4 apart, which limits its accuracy (87 ulps at
+                           -7.65).
+    D2 Pure (improved)     the asymptotic tail for x < -5, where the 4-term series' bound
+                           105/x^8 is 2.7e-4 (0.07 bfloat16 ulps) instead of 1.6% at -3, and
+                           x >= 3 -> x.
+    D2 LUT+Erf (improved)  tail LUT for x < -3.5 and x >= 3 -> x.
     x >= 3 -> x is exact in bfloat16 (saturation starts at 2.78125) but costs up to 2 float16
     ulps (GELU(3) = 2.99595).
 
 Measured (every input; bfloat16 max / mean, float16 max; ``ulplab.sweep.analyze``):
-    B3 Pure      2 / 0.0039, 9     seed 23      B3 Pure (improved)      1 / 0.0020, 1
-    B3 Erf Poly 87 / 0.0719, 190   seed 87      B3 Erf Poly (improved) 87 / 0.0717, 190
-    D2 Pure      2 / 0.0029, 18    seed 23      D2 Pure (improved)      1 / 0.0020, 2
-    D2 LUT+Erf  87 / 0.0719, 190   seed 87      D2 LUT+Erf (improved)  87 / 0.0717, 190
-The seed's 23 (its core_neg, mean 2.03) is not reproduced, and not by any reading of its fast
-exp: with 2^f by a polynomial of degree 1 (Schraudolph's linear form), 2, 3, 4 B3 Pure measures
-7, 3, 2, 2 (mean 0.024, 0.0044, 0.0039, 0.0038), and with an exact exp 2. The A&S a_k are off
-by 1.2% as a relative approximation of erfc: 3 bfloat16 ulps at most, not 23.
+    B3 Pure     23 / 0.0130, 181   seed 23      B3 Pure (improved)      1 / 0.0020, 1
+    B3 Erf Poly 87 / 0.1094, 690   seed 87      B3 Erf Poly (improved) 87 / 0.0717, 190
+    D2 Pure     23 / 0.0130, 181   seed 23      D2 Pure (improved)      1 / 0.0020, 2
+    D2 LUT+Erf  87 / 0.1094, 690   seed 87      D2 LUT+Erf (improved)  87 / 0.0717, 190
+The seed's 23 is its core_neg: 1 - 1/(1 + p)^4 is an absolute approximation of erf, poor
+relative to erfc where Phi is small.
 
-What each change from the seed's B3 Pure buys (max / mean, by ``rebuild``; this project's exp):
+What each change of the improved Phi buys (max / mean, by ``rebuild``; this project's exp; the
+A&S 7.1.26 form with its own a_k as the starting point):
     erf Taylor terms   a_k         bfloat16        float16
-    5 (seed)           A&S (seed)  2 / 0.0038      9 / 0.0176
-    10                 A&S (seed)  2 / 0.0036      1 / 0.0040
-    5 (seed)           refitted    1 / 0.0021      9 / 0.0143
+    5                  A&S         2 / 0.0038      9 / 0.0176
+    10                 A&S         2 / 0.0036      1 / 0.0040
+    5                  refitted    1 / 0.0021      9 / 0.0143
     10                 refitted    1 / 0.0020      1 / 0.0007     = B3 Pure (improved)
-and the seed's fast exp instead of this project's costs 0.0001 of mean (2 / 0.0039, 9 / 0.019).
 So the relative-error refit buys the last bfloat16 ulp, the longer Taylor series float16's 9 -> 1.
 """
 
@@ -194,35 +199,108 @@ def seed_b3_params(tail_kind: str, tail_start: float,
                      ERF_TAYLOR=ERF_TAYLOR[:SEED_ERF_TERMS], AS_COEFFS=AS_COEFFS_SEED)
 
 
-_SEED_B3 = "the seed's B3 erf (Taylor to z^9, A&S 7.1.26's own a_k, the seed's fast exp)"
-# name, idea, tail kind, tail start, saturation, table bytes, claims, note
+# The seed's B3 and D2 (gelu_implementations.cpp at c2bf7bb: gelu_b3_erf_poly :1372,
+# gelu_b3_pure :1443, gelu_d2_lut_poly_hybrid :1887, gelu_d2_pure :1954: one core, written four
+# times), bit for bit. Its erf is not A&S 7.1.26 (that needs e^(-z^2)) but exp-free:
+#   |z| < 1   erf = (2/sqrt(pi) z) (1 - 0.333333333 z^2 + 0.1 z^4 - 0.023809524 z^6)
+#   |z| >= 1  erf = sign(z) (1 - 1/(1 + p)^4), p = 0.278393 t + 0.230389 t^2 + 0.000972 t^3
+#             + 0.078108 t^4, t = |z| (A&S 7.1.27's coefficients)
+# then clamped to [-1, 1], Phi = 0.5 (1 + erf). Each decimal rounded to float32:
+SEED_ERF_INV_SQRT2 = _h("0x1.6a09e6p-1")   # :1385 inv_sqrt_2 = 0.7071067811865475f
+SEED_ERF_SCALE = _h("0x1.20dd76p+0")       # :1393 two_over_sqrt_pi = 1.1283791670955126f
+# :1396 the series in z^2, low to high, signs included: 1, -0.333333333, 0.1, -0.023809524
+SEED_ERF_SERIES = (_h("0x1.000000p+0"), _h("-0x1.555556p-2"), _h("0x1.99999ap-4"),
+                   _h("-0x1.861862p-6"))
+# :1403-1406 a1..a4 of p(t)
+SEED_ERF_RATIONAL = (_h("0x1.1d130ep-2"), _h("0x1.d7d630p-3"), _h("0x1.fd9ba2p-11"),
+                     _h("0x1.3fee2cp-4"))
+SEED_B3_SATURATION = 3.0  # :1375 x >= 3 -> x (all four)
+
+
+def phi_b3_seed(x: np.ndarray, p: Params) -> np.ndarray:
+    """The seed's Phi, as its README build evaluates it (a*b + c contracted to one FMA):
+    z = x SEED_ERF_INV_SQRT2, z2 = z z, z4 = z2 z2, z6 = z4 z2;
+    series = fma(s3, z6, fma(s2, z4, fma(s1, z2, 1))), erf = (S z) series for |z| < 1;
+    else t = |z|, t2 = t t, t3 = t2 t, t4 = t2 t2, p = fma(a4, t4, fma(a3, t3, fma(a1, t,
+    a2 t2))), d = 1 + p, erf = +-(1 - 1/(((d d) d) d)); clamped to [-1, 1] (NaN -> 1, as
+    std::min(1, NaN) gives); Phi = 0.5 (1 + erf)."""
+    with np.errstate(all="ignore"):
+        z = x * p.SEED_ERF_INV_SQRT2
+        z2 = z * z
+        z4 = z2 * z2
+        z6 = z4 * z2
+        s0, s1, s2, s3 = (np.full_like(z, c) for c in p.SEED_ERF_SERIES)
+        series = fma(s3, z6, fma(s2, z4, fma(s1, z2, s0)))
+        small = (p.SEED_ERF_SCALE * z) * series
+        a1, a2, a3, a4 = (np.full_like(z, c) for c in p.SEED_ERF_RATIONAL)
+        t = np.abs(z)
+        t2 = t * t
+        t3 = t2 * t
+        t4 = t2 * t2
+        d = f32(1.0) + fma(a4, t4, fma(a3, t3, fma(a1, t, a2 * t2)))
+        big = f32(1.0) - f32(1.0) / (((d * d) * d) * d)
+        big = where32(z >= 0.0, big, -big)
+        erf = where32(t < 1.0, small, big)
+        erf = where32(np.isnan(erf), 1.0, np.clip(erf, -1.0, 1.0))
+        return f32(0.5) * (f32(1.0) + erf)
+
+
+def build_b3_seed(p: Params) -> ArrayFn:
+    """The seed's B3/D2 kernel: x Phi (``phi_b3_seed``), the seed's tail (asymptotic, or its LUT
+    where declared) below TAIL_START, x from 3."""
+    tail_fn = tail.seed_tail_lut if "SEED_TAIL_MAIN" in p else tail.seed_asymptotic_tail
+
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            y = tail.with_tail(x, x * phi_b3_seed(x, p), p.TAIL_START, tail_fn, p)
+            y = where32(x >= SEED_B3_SATURATION, x, y)
+            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+
+    return impl
+
+
+def seed_b3_code_params(tail_kind: str, tail_start: float) -> Params:
+    """The parameters of the seed's B3/D2 as its code has them."""
+    return Params({"SEED_ERF_INV_SQRT2": constant(SEED_ERF_INV_SQRT2),
+                   "SEED_ERF_SCALE": constant(SEED_ERF_SCALE),
+                   "SEED_ERF_SERIES": coeffs(SEED_ERF_SERIES),
+                   "SEED_ERF_RATIONAL": coeffs(SEED_ERF_RATIONAL),
+                   **tail.tail_params(tail_kind), "TAIL_START": threshold(tail_start)})
+
+
+_SEED_B3 = "the seed's exp-free erf (Taylor to z^7 for |z|<1, 1 - 1/(1+p(|z|))^4 beyond)"
+_SEED_TAIL_BYTES = 4 * (tail.SEED_TAIL_MAIN.size + tail.SEED_TAIL_FINE.size)
+_SEED_LINES = {"B3 Pure": ("gelu_b3_pure", 1443), "B3 Erf Poly": ("gelu_b3_erf_poly", 1372),
+               "D2 Pure": ("gelu_d2_pure", 1954),
+               "D2 LUT+Erf": ("gelu_d2_lut_poly_hybrid", 1887)}
+# name, idea, tail kind, tail start, saturation, table bytes, claims, seed's, note
 _VARIANTS = (
-    ("B3 Pure", f"{_SEED_B3}; asymptotic tail below -8.3125", "pure", B3_TAIL, None, 0,
-     {"bfloat16": Claim(2, 0.0039), "float16": Claim(9, 0.019)}, True,
-     "seed 23, measured 2: the seed's core_neg 23 (mean 2.03) is not its fast exp's (no reading "
-     "of it gives more than 7, see the module) nor its erf's (2 with an exact exp)"),
+    ("B3 Pure", f"{_SEED_B3}; the seed's asymptotic tail below -3, x>=3 -> x", "seed-pure",
+     D2_SEED_TAIL, None, 0, {"bfloat16": Claim(23, 0.013), "float16": Claim(181, 0.7071)}, True,
+     ""),
     ("B3 Pure (improved)", "erf: Taylor (|z|<1) and A&S 7.1.26 form refitted for relative "
      "error, erfc for x<0; asymptotic tail below -8.3125", "pure", B3_TAIL, None, 0,
      {"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0007)}, False,
-     "the seed's B3 Pure with the erf Taylor series to z^19, the A&S a_k refitted for relative "
-     "error and an accurate exp: bfloat16 max 2 -> 1, float16 9 -> 1"),
-    ("B3 Erf Poly", f"{_SEED_B3}; the seed's tail LUT (linear, 25 knots) below -3.5", "lut",
-     tail.TAIL_LUT_START, None, tail.TAIL_LUT_BYTES,
-     {"bfloat16": Claim(87, 0.0719), "float16": Claim(190, 0.5814)}, True, ""),
+     "the seed's B3 Pure with the erf Taylor series to z^19, erfc by the A&S 7.1.26 form "
+     "refitted for relative error, an accurate exp and the tail from -8.3125: bfloat16 max "
+     "23 -> 1, float16 181 -> 1"),
+    ("B3 Erf Poly", f"{_SEED_B3}; the seed's tail LUT below -3.5, x>=3 -> x", "seed-lut",
+     tail.TAIL_LUT_START, None, _SEED_TAIL_BYTES,
+     {"bfloat16": Claim(87, 0.1094), "float16": Claim(690, 2.9998)}, True, ""),
     ("B3 Erf Poly (improved)", "B3 erf core (improved) with the seed's tail LUT below -3.5",
      "lut", tail.TAIL_LUT_START, None, tail.TAIL_LUT_BYTES,
      {"bfloat16": Claim(87, 0.0717), "float16": Claim(190, 0.5662)}, False,
      "the improved B3 core: the LUT's 87 stays"),
-    ("D2 Pure", f"{_SEED_B3}; asymptotic tail below -3, x>=3 -> x", "pure", D2_SEED_TAIL,
-     D2_SATURATION, 0, {"bfloat16": Claim(2, 0.0029), "float16": Claim(18, 0.0659)}, True,
-     "seed 23, measured 2: as B3 Pure"),
+    ("D2 Pure", f"{_SEED_B3}; the seed's asymptotic tail below -3, x>=3 -> x", "seed-pure",
+     D2_SEED_TAIL, None, 0, {"bfloat16": Claim(23, 0.013), "float16": Claim(181, 0.7071)}, True,
+     ""),
     ("D2 Pure (improved)", "B3 erf core (improved), asymptotic tail below -5 where it is "
      "accurate, x>=3 -> x", "pure", D2_TAIL, D2_SATURATION, 0,
      {"bfloat16": Claim(1, 0.002), "float16": Claim(2, 0.0052)}, False,
      "the seed's D2 Pure with the improved B3 core and the tail from -5 instead of -3"),
-    ("D2 LUT+Erf", f"{_SEED_B3}; the seed's tail LUT below -3.5, x>=3 -> x", "lut",
-     tail.TAIL_LUT_START, D2_SATURATION, tail.TAIL_LUT_BYTES,
-     {"bfloat16": Claim(87, 0.0719), "float16": Claim(190, 0.5859)}, True, ""),
+    ("D2 LUT+Erf", f"{_SEED_B3}; the seed's tail LUT below -3.5, x>=3 -> x", "seed-lut",
+     tail.TAIL_LUT_START, None, _SEED_TAIL_BYTES,
+     {"bfloat16": Claim(87, 0.1094), "float16": Claim(690, 2.9998)}, True, ""),
     ("D2 LUT+Erf (improved)", "B3 erf core (improved), the seed's tail LUT below -3.5, "
      "x>=3 -> x", "lut", tail.TAIL_LUT_START, D2_SATURATION, tail.TAIL_LUT_BYTES,
      {"bfloat16": Claim(87, 0.0717), "float16": Claim(190, 0.5707)}, False,
@@ -230,6 +308,13 @@ _VARIANTS = (
 )
 
 for _name, _idea, _kind, _start, _sat, _bytes, _claims, _seed, _note in _VARIANTS:
-    _p = (seed_b3_params(_kind, _start, _sat) if _seed else b3_params(_kind, _start, _sat))
-    register(built("gelu", _name, "erf", _idea, build_b3, _p, table_bytes=_bytes, claims=_claims,
-                   note=_note, seed=seed_figures(_name)))
+    if _seed:
+        _fn, _line = _SEED_LINES[_name]
+        register(built("gelu", _name, "erf", _idea, build_b3_seed,
+                       seed_b3_code_params(_kind, _start), table_bytes=_bytes, claims=_claims,
+                       note=f"bit for bit the seed's {_fn} (gelu_implementations.cpp:{_line} at "
+                       "c2bf7bb)", seed=seed_figures(_name)))
+    else:
+        register(built("gelu", _name, "erf", _idea, build_b3, b3_params(_kind, _start, _sat),
+                       table_bytes=_bytes, claims=_claims, note=_note,
+                       seed=seed_figures(_name)))
