@@ -5,12 +5,12 @@ All approximate Phi = GELU(x)/x on a core interval and return x Phi; the tails a
 frame's (``framing.make_kernel``): "lut" = the seed's tail LUT below -3.5 and x -> x from 3,
 "pure" = the asymptotic series below -3.5 and the mirror x + GELU(-x) from ``mirror_from``.
 
-Why the seed's figures were poor: on the negative side GELU's relative error is Phi's, and
-Phi(-3.5) = 2.3e-4, so a core must follow Phi in RELATIVE error down to -3.5. The seed fitted
-GELU for absolute error (and with a free constant term near 0), which gives 1211 ulps in core_neg
-and 122 near 0. Here every core is a weighted minimax fit in the relative error of Phi, and (but
-for E9) Phi(0) = 1/2 exactly, so tiny inputs give x/2 exactly (half of all bfloat16 inputs lie in
-|x| < 0.5: the mean depends on it).
+Why the seed's figures are poor: on the negative side GELU's relative error is Phi's, and
+Phi(-3.5) = 2.3e-4, so a core must follow Phi in RELATIVE error down to -3.5. The seed's cores
+follow it in absolute error, which gives about 1200 ulps in core_neg. In the "(improved)" ones
+every core is a weighted minimax fit in the relative error of Phi, and (but for E9) Phi(0) = 1/2
+exactly, so tiny inputs give x/2 exactly (half of all bfloat16 inputs lie in |x| < 0.5: the mean
+depends on it).
 
 A1 Poly-9 / A1 Pure / A1 Poly-7 (direct polynomial):
     GELU(x) = x (1/2 + x (q1 + q2 x + ... + q_{d-1} x^(d-2))), a degree-d polynomial in x
@@ -58,35 +58,33 @@ A4 Cont.Frac: Phi(x) = 1/2 + x a0/(1 + u a1/(1 + u a2/(1 + ... u a5))), u = x^2 
     (0, 3.5]) and converted to the S-fraction by Viskovatov's algorithm in mpmath
     (``rational_to_cf``): 5.7e-4, 6.1e-4 with the a_k rounded to float32.
 
-Those are the "(improved)" methods. The seed's names are the seed's methods as far as its text
-goes (its coefficients are not published), with the shared tail LUT below -3.5 and x -> x from 3,
-or (A1 Pure, E9) the asymptotic tail below -3 and the mirror from 3, and the seed's fast exp:
-    A1 Pure, A1 Poly-9, A1 Poly-7  GELU = x Q(x), degree 9 / 9 / 7, least maximum ABSOLUTE error
-                 of GELU on [-4, 4] (``fit_seed_poly``; "minimax polynomial directly
-                 approximating GELU", the seed's fits "over [-4, 4]").
-    E9 Remez BF16  A1 Pure's polynomial with its coefficients rounded to bfloat16 (the seed's E9
-                 row is A1 Pure's, near_zero 122 and core_neg 1211 alike).
-    A3 Chebyshev   the Chebyshev series of Phi(4u), u = x/4, degree 12 (``seed_chebyshev``), the
-                 seed's Clenshaw form Phi = b_0 - u b_1.
-    A4 Cont.Frac   the S-fraction of depth 6 from the Taylor series of (Phi - 1/2)/x
-                 (``seed_s_fraction``: its [2/3] Pade at 0, Viskovatov).
+Those are the "(improved)" methods. The seed's names are the seed's methods, bit for bit (its
+C++ at c2bf7bb; every bfloat16 output checked against its build by tests/test_gelu_seed_bits.py),
+x >= 3 -> x and the seed's own tails (its LUT below -3.5, or for A1 Pure and E9 its asymptotic
+tail below -3):
+    A1 Poly-9, A1 Pure, A1 Poly-7, E9 Remez BF16  Phi = GELU/x = q(x^2), an even polynomial
+                 with the seed's decimal coefficients (A1 Poly-7's are the tanh form's first
+                 Taylor terms 0.5, 0.398942, -0.044715, 0.003657; E9's are bfloat16 values),
+                 summed by powers of x^2 with the FMAs its build contracts, clamped to [0, 1].
+    A3 Chebyshev   Phi by a degree-9 Chebyshev series in t = x/4 whose coefficients are the same
+                 Taylor-like decimals (c2 = c4 = ... = 0), Clenshaw with FMAs, Phi = b0 - t b1.
+    A4 Cont.Frac   Phi = 1/2 + 0.3989423 x / (1 + x^2/(2 + x^2/(3 + x^2/4))), clamped.
 
 Measured (every input; bfloat16 max / mean, float16 max / mean) against the seed's bfloat16:
-    A1 Pure         247 / 0.1855, 1975 / 11.98    seed 1211 / 2.83   (improved)  5 / 0.029
-    A1 Poly-9     29892 / 1.2787, 9764 / 22.47    seed 1404 / 3.56   (improved) 87 / 0.1034
-    A1 Poly-7     31036 / 26.99, 18918 / 152.8    seed 1547 / 3.58   (improved) 87 / 0.208
-    E9 Remez BF16 30267 / 4.5654, 12754 / 39.48   seed 1211 / 2.83   (improved) 11 / 2.6114
-    A3 Chebyshev    185 / 0.1283, 1474 / 4.2295   seed 1207 / 2.54   (improved) 87 / 0.0731
-    A4 Cont.Frac    246 / 0.1186, 1966 / 3.5443   seed 1206 / 1.71   (improved) 87 / 0.0727
-None reproduces the seed's row: its fits are not published. An absolute fit of GELU leaves the
-negative side with absolute errors of 1e-4 against GELU(-3) = -4e-3 and GELU(-3.5) = -8e-4, so it
-changes sign near -3 (Poly-9, E9) or -2.5 (Poly-7): tens of thousands of ulps, where the seed
-shows about 1400. What the improvement buys is the relative-error fit of Phi (and Phi(0) = 1/2):
-from 247 to 5 (A1 Pure), and down to the LUT's 87 for the others; the (improved) rows are:
+    A1 Pure       1211 / 2.8291, 9690 / 185.6    seed 1211 / 2.83   (improved)  5 / 0.029
+    A1 Poly-9     1404 / 3.5567, 11232 / 229.4   seed 1404 / 3.56   (improved) 87 / 0.1034
+    A1 Poly-7     1547 / 3.5821, 12372 / 231.0   seed 1547 / 3.58   (improved) 87 / 0.208
+    E9 Remez BF16 1211 / 2.8352, 9690 / 186.0    seed 1211 / 2.83   (improved) 11 / 2.6114
+    A3 Chebyshev  1207 / 2.5412, 9651 / 162.5    seed 1207 / 2.54   (improved) 87 / 0.0731
+    A4 Cont.Frac  1206 / 1.7076, 9643 / 107.7    seed 1206 / 1.71   (improved) 87 / 0.0727
+The seed's cores follow Phi in absolute, not relative, error: on the negative side (Phi(-3.5) =
+2.3e-4) that costs about 1200 ulps in core_neg. What the improvement buys is the relative-error
+fit of Phi (and Phi(0) = 1/2): from 1211 to 5 (A1 Pure), and down to the LUT's 87 for the
+others; the (improved) rows are:
     A1 Pure      5 / 0.029,   38 / 1.7588      A1 Poly-9    87 / 0.1034, 190 / 2.6402
     A1 Poly-7   87 / 0.208,  211 / 9.5446      E9 Remez BF16 11 / 2.6114, 83 / 18.038
     A3 Chebyshev 87 / 0.0731, 190 / 0.6541     A4 Cont.Frac 87 / 0.0727, 190 / 0.6343
-The LUT-tailed ones are limited by the seed's tail LUT (87 ulps at -7.66, 190 in float16); the
+The LUT-tailed ones are limited by the tail LUT (87 ulps at -7.66, 190 in float16); the
 polynomial cores by their degree (A1 Poly-9 6 ulps in the core, A1 Poly-7 27).
 """
 
@@ -97,6 +95,7 @@ import numpy as np
 
 from ulplab.kit import fma
 from ulplab.kit.ops import f32hex
+from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.framing import (
     frame_params,
     lawson,
@@ -106,6 +105,7 @@ from ulplab.methods.gelu.framing import (
     rational_fit,
 )
 from ulplab.methods.gelu.seed_table import seed_figures
+from ulplab.methods.gelu.tail import where32
 from ulplab.methods.params import Params, coeffs, evaluate_poly
 from ulplab.methods.registry import built, register
 
@@ -288,78 +288,75 @@ def a4_core(x: np.ndarray, p: Params) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# The seed's: GELU itself by an absolute minimax polynomial; Phi(4u) by its Chebyshev series;
-# the S-fraction from the Taylor series
+# The seed's A1 Poly-7 (:1036), A1 Poly-9 (:1075), A1 Pure (:1112), A3 Chebyshev (:1515),
+# A4 Cont.Frac (:1574), E9 Remez BF16 (:4562) (gelu_implementations.cpp at c2bf7bb), bit for bit
 # ---------------------------------------------------------------------------------------------
 
-# fit_seed_poly(9) and fit_seed_poly(7): q_0..q_(d-1) of GELU(x) ~ x (q_0 + q_1 x + ...), a
-# degree-d polynomial through 0 with least maximum ABSOLUTE error on [-4, 4] (the seed's "minimax
-# polynomial directly approximating GELU(x)", its fits "over [-4, 4]"), rounded to float32 (the
-# even-index terms past q_1 are fit noise, kept as fitted)
-SEED_A1_9 = (_h("0x1.000000p-1"), _h("0x1.792770p-2"), _h("0x1.bbd156p-42"), _h("-0x1.52af6ep-5"),
-             _h("-0x1.42da00p-44"), _h("0x1.5d5040p-9"), _h("0x1.530000p-49"),
-             _h("-0x1.0f2d14p-14"), _h("-0x1.000000p-54"))
-SEED_A1_7 = (_h("0x1.000000p-1"), _h("0x1.4fbca4p-2"), _h("0x1.001000p-50"), _h("-0x1.928a64p-6"),
-             _h("0x1.900000p-53"), _h("0x1.8a8d50p-11"), _h("0x1.000000p-53"))
-# SEED_A1_9 each rounded to nearest-even bfloat16: the seed's E9 ("Remez BF16": its figures are
-# A1 Pure's, so A1 Pure's polynomial with bfloat16 coefficients)
-SEED_E9 = (_h("0x1.00p-1"), _h("0x1.7ap-2"), _h("0x1.bcp-42"), _h("-0x1.52p-5"), _h("-0x1.42p-44"),
-           _h("0x1.5ep-9"), _h("0x1.54p-49"), _h("-0x1.10p-14"), _h("-0x1.00p-54"))
-SEED_A1_PURE_TAIL = -3.0  # the seed's A1 Pure: its tail_neg (x < -3) max is 2, the series'
-SEED_A3_DEGREE = 12       # our reading: the seed does not state the degree
-SEED_A3_SCALE = 0.25      # u = x/4: [-4, 4] onto [-1, 1] (exact)
+# Phi = GELU(x)/x ~ sum c_k x^(2k), the seed's decimals rounded to float32, low to high
+SEED_A1_7 = (_h("0x1.000000p-1"), _h("0x1.988440p-2"), _h("-0x1.6e4e26p-5"),
+             _h("0x1.df548ep-9"))  # :1055-1058 0.5, 0.398942, -0.044715, 0.003657
+SEED_A1_9 = (_h("0x1.000000p-1"), _h("0x1.988454p-2"), _h("-0x1.105838p-4"),
+             _h("0x1.564c12p-8"), _h("-0x1.aa7f70p-13"))
+# (:1092-1096 0.5, 0.398942280, -0.066490380, 0.005223040, -0.000203370; A1 Pure :1130-1134)
+SEED_E9 = (_h("0x1.00p-1"), _h("0x1.98p-2"), _h("-0x1.70p-5"),
+           _h("0x1.68p-9"))  # :4584-4587 0.5, 0.3984375, -0.044921875, 0.00274658203125
+# :1531-1540 c0..c9 of the Chebyshev series in t = x/4 (c2 = c4 = c6 = c8 = 0)
+SEED_A3 = (_h("0x1.000000p-1"), _h("0x1.988440p-2"), 0.0, _h("-0x1.6e4e26p-5"), 0.0,
+           _h("0x1.df548ep-9"), 0.0, _h("-0x1.3fd0d0p-12"), 0.0, _h("0x1.605250p-16"))
+SEED_A4 = (_h("0x1.000000p-1"), _h("0x1.988454p-2"))  # :1587-1588 a0 = 0.5, a1 = 0.3989423
+SEED_A4_DEPTH = (1.0, 2.0, 3.0, 4.0)  # :1589-1592 b1..b4
+SEED_A1_PURE_TAIL = -3.0  # :1119 A1 Pure (and E9, :4569): asymptotic tail for x < -3
+SEED_SATURATION = 3.0     # x >= 3 -> x (all six)
 
 
-def fit_seed_poly(degree: int, lo: float = -4.0, hi: float = 4.0,
-                  points: int = 4000) -> tuple[np.float32, ...]:
-    """Fit time: q_0..q_(degree-1) of GELU ~ x sum q_k x^k, minimax absolute on [lo, hi]
-    (Lawson, float64), rounded to float32 (regenerates SEED_A1_9, SEED_A1_7)."""
-    x = np.linspace(lo, hi, points)
-    basis = np.stack([x**k for k in range(1, degree + 1)], 1)
-    return tuple(lawson(basis, x * phi64(x), np.ones_like(x)).astype(f32))
+def _clamp01(q: np.ndarray) -> np.ndarray:
+    """std::max(0, std::min(1, q)): q limited to [0, 1], and 1 for a NaN q."""
+    return where32(np.isnan(q), 1.0, np.clip(q, 0.0, 1.0))
 
 
-def seed_chebyshev(degree: int = SEED_A3_DEGREE, nodes: int = 4000) -> tuple[np.float32, ...]:
-    """c_0..c_degree of the Chebyshev series of Phi(4u) on [-1, 1]: c_n = (2/M) sum_j
-    Phi(4 cos t_j) cos(n t_j), t_j = (j + 1/2) pi/M (Gauss-Chebyshev, float64), c_0 halved;
-    Phi(4u) - 1/2 is odd, so c_0 = 1/2 and the other even c_n are 0 exactly."""
-    t = (np.arange(nodes) + 0.5) * np.pi / nodes
-    f = phi64(4.0 * np.cos(t))
-    c = [0.5] + [0.0 if n % 2 == 0 else 2.0 / nodes * float(np.sum(f * np.cos(n * t)))
-                 for n in range(1, degree + 1)]
-    return tuple(f32(v) for v in c)
+def seed_even_poly_core(x: np.ndarray, p: Params) -> np.ndarray:
+    """The seed's A1/E9: x2 = x x, x4 = x2 x2, x6 = x4 x2, x8 = x4 x4; q = c0 + c1 x2 + c2 x4
+    + ... summed by powers (each step one FMA, as its build contracts it), clamped to [0, 1];
+    GELU = x q."""
+    with np.errstate(all="ignore"):
+        x2 = x * x
+        x4 = x2 * x2
+        powers = [x2, x4, x4 * x2, x4 * x4]
+        c = p.SEED_Q
+        q = np.full_like(x, c[0])
+        for ck, xk in zip(c[1:], powers, strict=False):
+            q = fma(np.full_like(x, ck), xk, q)
+        return x * _clamp01(q)
 
 
-def seed_s_fraction() -> tuple[np.float32, ...]:
-    """a_0..a_5 of the seed's A4 fraction 1/2 + x a0/(1 + u a1/(1 + ... u a5)), u = x^2, from the
-    Taylor series of (Phi(x) - 1/2)/x (its [2/3] Pade at 0, by Viskovatov's algorithm)."""
-    with mpmath.workdps(40):
-        c = [(-1) ** k / (mpmath.sqrt(2 * mpmath.pi) * 2**k * mpmath.factorial(k) * (2 * k + 1))
-             for k in range(6)]
-        pp, qq = mpmath.pade(c, 2, 3)
-        p = np.array([float(v / qq[0]) for v in pp])
-        q = np.array([float(v / qq[0]) for v in qq[1:]])
-    return tuple(f32(a) for a in rational_to_cf(p, q))
+def seed_a3_core(x: np.ndarray, p: Params) -> np.ndarray:
+    """The seed's A3: t = x/4, Clenshaw b_k = fma(2t, b_k+1, c_k) - b_k+2 (b_9 = c_9,
+    b_8 = fma(2t, b_9, c_8)), Phi = fma(-t, b_1, b_0), GELU = x Phi."""
+    with np.errstate(all="ignore"):
+        t = np.clip(x * f32(0.25), -1.0, 1.0)
+        t2 = f32(2.0) * t
+        c = [np.full_like(x, v) for v in p.SEED_CHEB]
+        b0 = c[9]
+        b1 = fma(t2, b0, c[8])
+        b2 = b0
+        for k in range(7, -1, -1):
+            b0 = fma(t2, b1, c[k]) - b2
+            if k:
+                b2, b1 = b1, b0
+        return x * fma(-t, b1, b0)
 
 
-SEED_A3 = seed_chebyshev()
-SEED_A4 = seed_s_fraction()
-
-
-def gelu_poly_core(x: np.ndarray, p: Params) -> np.ndarray:
-    """GELU = x Q(x) directly (the seed's A1/E9), Q by the method's scheme."""
-    return x * evaluate_poly(p.SCHEME, x, p.GELU_P)
-
-
-def a3_seed_core(x: np.ndarray, p: Params) -> np.ndarray:
-    """The seed's A3: u = x/4, Clenshaw b_k = c_k + 2u b_k+1 - b_k+2, Phi = b_0 - u b_1, x Phi."""
-    u = SEED_A3_SCALE * x
-    u2 = 2.0 * u
-    b1 = np.zeros_like(x)
-    b2 = np.zeros_like(x)
-    for c in p.A3_CHEB[::-1]:
-        b1, b2 = c + u2 * b1 - b2, b1
-    return x * (b1 - u * b2)
+def seed_a4_core(x: np.ndarray, p: Params) -> np.ndarray:
+    """The seed's A4: cf = b4, cf = b_k + x^2/cf for k = 3, 2, 1; Phi = a0 + (a1 x)/cf, clamped
+    to [0, 1]; GELU = x Phi."""
+    with np.errstate(all="ignore"):
+        x2 = x * x
+        b = p.SEED_CF_B
+        cf = np.full_like(x, b[-1])
+        for bk in b[-2::-1]:
+            cf = f32(bk) + x2 / cf
+        a0, a1 = p.SEED_CF_A
+        return x * _clamp01(a0 + (a1 * x) / cf)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -387,61 +384,55 @@ _VARIANTS = (
      (87, 0.0727), (190, 0.6343)),
 )
 
-_SEED_NOTES = {
-    "A1 Pure": "seed 1211, measured 247 (core_neg, at -3): the seed's coefficients and fit "
-    "interval are not published; an absolute minimax of GELU on [-4, 4] is read here",
-    "A1 Poly-9": "seed 1404, measured 29892: the absolute fit of GELU changes sign near -3.5, "
-    "where the LUT takes over (the seed's fit is not published)",
-    "A1 Poly-7": "seed 1547, measured 31036: the absolute fit of GELU changes sign from -2.48 "
-    "(the seed's fit is not published)",
-    "E9 Remez BF16": "seed 1211, measured 30267: A1 Pure's polynomial with bfloat16 "
-    "coefficients changes sign near -3 (the seed's coefficients are not published)",
-    "A3 Chebyshev": "seed 1207, measured 185 (at -3.5): the seed does not state the degree; "
-    "12 read here (degrees 8, 10 give 30234, 30268, 14 and 16 give 87)",
-    "A4 Cont.Frac": "seed 1206, measured 246 (at -3.5): the fraction from the Taylor series at "
-    "depth 6 (the seed's depth and a_k are not published)",
-}
 _IMPROVED_NOTES = {
     "A1 Pure": "the seed's A1 Pure as a minimax of Phi in relative error with Phi(0) = 1/2, "
-    "mirror from 2.5: bfloat16 max 247 -> 5",
+    "mirror from 2.5: bfloat16 max 1211 -> 5",
     "A1 Poly-9": "the seed's A1 Poly-9 as a minimax of Phi in relative error with Phi(0) = 1/2: "
-    "29892 -> 87 (the LUT's)",
+    "1404 -> 87 (the LUT's)",
     "A1 Poly-7": "the seed's A1 Poly-7 as a minimax of Phi in relative error with Phi(0) = 1/2: "
-    "31036 -> 87 (the LUT's)",
+    "1547 -> 87 (the LUT's)",
     "E9 Remez BF16": "the project fitter's bfloat16 lattice fit of erfc in relative error: "
-    "30267 -> 11",
-    "A3 Chebyshev": "the seed's A3 on [-3.5, 3] as a minimax in relative error: 185 -> 87 "
+    "1211 -> 11",
+    "A3 Chebyshev": "the seed's A3 on [-3.5, 3] as a minimax in relative error: 1207 -> 87 "
     "(the LUT's)",
     "A4 Cont.Frac": "the seed's A4 as a minimax [2/3] in the relative error of Phi(-|x|): "
-    "246 -> 87 (the LUT's)",
+    "1206 -> 87 (the LUT's)",
 }
+_SEED_TAIL_BYTES = 4 * (tail.SEED_TAIL_MAIN.size + tail.SEED_TAIL_FINE.size)
+# name, function and line, idea, core, its parameters, tail kind, tail start, bfloat16, float16
 _SEED_VARIANTS = (
-    ("A1 Pure", "the seed's: GELU by a degree-9 polynomial, absolute minimax on [-4, 4]; "
-     "asymptotic tail below -3, mirror from 3", gelu_poly_core, "GELU_P", SEED_A1_9, "pure",
-     SEED_A1_PURE_TAIL, (247, 0.1855), (1975, 11.9762)),
-    ("A1 Poly-9", "the seed's: GELU by a degree-9 polynomial, absolute minimax on [-4, 4]; "
-     "tail LUT below -3.5, x>=3 -> x", gelu_poly_core, "GELU_P", SEED_A1_9, "lut", -3.5,
-     (29892, 1.2787), (9764, 22.4656)),
-    ("A1 Poly-7", "the seed's: GELU by a degree-7 polynomial, absolute minimax on [-4, 4]; "
-     "tail LUT below -3.5, x>=3 -> x", gelu_poly_core, "GELU_P", SEED_A1_7, "lut", -3.5,
-     (31036, 26.9886), (18918, 152.8396)),
-    ("E9 Remez BF16", "the seed's: A1 Pure's polynomial with bfloat16 coefficients; asymptotic "
-     "tail below -3, mirror from 3", gelu_poly_core, "GELU_P", SEED_E9, "pure",
-     SEED_A1_PURE_TAIL, (30267, 4.5654), (12754, 39.4827)),
-    ("A3 Chebyshev", "the seed's: Phi(4u) by its degree-12 Chebyshev series, Clenshaw; tail LUT "
-     "below -3.5, x>=3 -> x", a3_seed_core, "A3_CHEB", SEED_A3, "lut", -3.5,
-     (185, 0.1283), (1474, 4.2295)),
-    ("A4 Cont.Frac", "the seed's: Phi = 1/2 + x S-fraction of depth 6 in x^2 from the Taylor "
-     "series; tail LUT below -3.5, x>=3 -> x", a4_core, "A4_CF", SEED_A4, "lut", -3.5,
-     (246, 0.1186), (1966, 3.5443)),
+    ("A1 Pure", "gelu_a1_pure", 1112, "the seed's: Phi = GELU/x by an even degree-8 polynomial "
+     "(6-9 digit decimals); asymptotic tail below -3", seed_even_poly_core,
+     {"SEED_Q": coeffs(SEED_A1_9)}, "seed-pure", SEED_A1_PURE_TAIL, (1211, 2.8291),
+     (9690, 185.6342)),
+    ("A1 Poly-9", "gelu_a1_poly9", 1075, "the seed's: Phi = GELU/x by an even degree-8 "
+     "polynomial (6-9 digit decimals); its tail LUT below -3.5", seed_even_poly_core,
+     {"SEED_Q": coeffs(SEED_A1_9)}, "seed-lut", -3.5, (1404, 3.5567), (11232, 229.4157)),
+    ("A1 Poly-7", "gelu_a1_poly7", 1036, "the seed's: Phi = GELU/x by an even degree-6 "
+     "polynomial (the tanh form's first Taylor terms); its tail LUT below -3.5",
+     seed_even_poly_core, {"SEED_Q": coeffs(SEED_A1_7)}, "seed-lut", -3.5, (1547, 3.5821),
+     (12372, 231.0072)),
+    ("E9 Remez BF16", "gelu_e9_remez_bf16", 4562, "the seed's: Phi = GELU/x by an even "
+     "degree-6 polynomial with bfloat16 coefficients; asymptotic tail below -3",
+     seed_even_poly_core, {"SEED_Q": coeffs(SEED_E9)}, "seed-pure", SEED_A1_PURE_TAIL,
+     (1211, 2.8352), (9690, 186.0328)),
+    ("A3 Chebyshev", "gelu_a3_chebyshev", 1515, "the seed's: Phi by a degree-9 Chebyshev "
+     "series in x/4 (Clenshaw); its tail LUT below -3.5", seed_a3_core,
+     {"SEED_CHEB": coeffs(SEED_A3)}, "seed-lut", -3.5, (1207, 2.5412), (9651, 162.5402)),
+    ("A4 Cont.Frac", "gelu_a4_continued_fraction", 1574, "the seed's: Phi = 1/2 + 0.3989423 x / "
+     "(1 + x^2/(2 + x^2/(3 + x^2/4))); its tail LUT below -3.5", seed_a4_core,
+     {"SEED_CF_A": coeffs(SEED_A4), "SEED_CF_B": coeffs(SEED_A4_DEPTH)}, "seed-lut", -3.5,
+     (1206, 1.7076), (9643, 107.6884)),
 )
-for _name, _idea, _core, _cname, _coeffs, _kind, _start, _bf16, _fp16 in _SEED_VARIANTS:
+for (_name, _fn, _line, _idea, _core, _decl, _kind, _start, _bf16,
+     _fp16) in _SEED_VARIANTS:
     register(built(
         "gelu", _name, _FAMILY[_name[:2]], _idea, make_kernel(_core, _kind),
-        Params({_cname: coeffs(_coeffs), **frame_params(_kind, _start, 3.0, seed_exp=True)}),
+        Params({**_decl, **frame_params(_kind, _start, SEED_SATURATION)}),
+        table_bytes=_SEED_TAIL_BYTES if _kind == "seed-lut" else 0,
         claims=measured(_bf16, _fp16),
         seed=seed_figures(_name),
-        note=_SEED_NOTES.get(_name, ""),
+        note=f"bit for bit the seed's {_fn} (gelu_implementations.cpp:{_line} at c2bf7bb)",
     ))
 for _name, _idea, _core, _cname, _coeffs, _kind, _mirror, _bf16, _fp16 in _VARIANTS:
     register(built(
