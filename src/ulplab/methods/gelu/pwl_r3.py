@@ -17,19 +17,16 @@ near x = 1, but relative to the fast-decaying negative side it reaches 2.5% at x
 (GELU'' / GELU ~ x^2 there); 16 segments per octave keep core_neg within 3 bfloat16 ulps (8 would
 quadruple the error). Tails: the seed's shared tail LUT below -3.5, x -> x from 3.
 
-R3 PWL (the seed's, ``seed_r3_core``): knots {0, 0.5, 1, 2, 4} on |x| (the seed's breakpoints
-{0, +-0.5, +-1, +-2, +-4}), GELU at +-knots, the line from the knot nearer 0,
-y = y_i + slope (|x| - k_i), slope = (y_i+1 - y_i)/(k_i+1 - k_i) (one division), the shared tail
-LUT below -3.5 and x -> x from 3 (its exps the seed's fast one). R3 PWL (improved): the knots
-above.
+R3 PWL is the seed's method, bit for bit (``build_r3_seed``; its C++ at c2bf7bb, every bfloat16
+output checked against its build by tests/test_gelu_seed_bits.py): 8 lines with its 6-digit decimal
+slopes and intercepts on the breakpoints {0, +-0.5, +-1, +-2}, y = slope x + intercept (one FMA),
+its tail LUT from -3.5 down (x <= -3.5) and x -> x from 3. R3 PWL (improved): the knots above.
+(``seed_pwl_params``/``seed_pwl_core``, a PWL of GELU on given knots, serve D4's reading.)
 
 Measured (every input; bfloat16 max / mean, near_zero / core_pos / core_neg max; float16 max):
-    R3 PWL            487 / 36.33, 98 / 6 / 310, 3891   seed 832 / 36.82, 98 / 6 / 518
+    R3 PWL            832 / 36.82, 98 / 6 / 518, 6744   seed 832 / 36.82, 98 / 6 / 518
     R3 PWL (improved)  87 / 0.0742, 1 / 1 / 3, 190
-The seed's near_zero (98, mean 72.6 there against 72.59) and core_pos are reproduced; its
-core_neg 518 and tail 832 are not: the seed "optimized R3 PWL segments" (its session 3) without
-publishing them (adding a knot at 3 gives 180, so no knot set of the published kind gives 832).
-What the improvement buys: 16 segments an octave take near_zero 98 -> 1 and core_neg 310 -> 3.
+What the improvement buys: 16 segments an octave take near_zero 98 -> 1 and core_neg 518 -> 3.
 """
 
 from __future__ import annotations
@@ -37,14 +34,15 @@ from __future__ import annotations
 import numpy as np
 
 from ulplab.kit import bits_of, fma, from_bits, ldexp, lookup
+from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.framing import frame_params, make_kernel, measured
 from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.params import Param, Params
+from ulplab.methods.params import Param, Params, threshold
 from ulplab.methods.params import knots as knots_param
 from ulplab.methods.params import table as table_param
-from ulplab.methods.registry import built, register
+from ulplab.methods.registry import ArrayFn, built, register
 
 f32 = np.float32
 
@@ -117,44 +115,61 @@ def seed_pwl_core(x: np.ndarray, p: Params) -> np.ndarray:
         return y0 + (y1 - y0) / (x1 - x0) * (x - x0)
 
 
-def seed_r3_params() -> dict[str, Param]:
-    """The seed's R3: knots on |x| (SEED_R3_KNOTS) and GELU at +knots and at -knots."""
-    pos = np.array([float(tail.gelu_exact(k)) for k in SEED_R3_KNOTS], dtype=np.float32)
-    # GELU(-0) = -0: the entry at the knot -0 keeps the sign (mpmath has no -0)
-    neg = np.array([float(tail.gelu_exact(-k)) if k else -0.0 for k in SEED_R3_KNOTS],
-                   dtype=np.float32)
-    return {"KNOTS": knots_param(SEED_R3_KNOTS),
-            "KNOT_GELU_POS": table_param(pos, of="GELU", at=SEED_R3_KNOTS),
-            "KNOT_GELU_NEG": table_param(neg, of="GELU", at=[-k for k in SEED_R3_KNOTS])}
+_h = f32hex  # exact hex literal -> float32
+
+# The seed's R3 (gelu_implementations.cpp:661 at c2bf7bb), bit for bit: y = slope x + intercept
+# on 8 segments, its 6-digit decimals (:678-701) rounded to float32. Segments: x in [0, 0.5),
+# [0.5, 1), [1, 2), [2, 3); (-0.5, 0), (-1, -0.5], (-2, -1], (-3.5, -2]
+SEED_R3_SLOPES = (_h("0x1.6202dap-1"), _h("0x1.fb86b2p-1"), _h("0x1.1cfe16p+0"),
+                  _h("0x1.05cb9ap+0"),  # 0.691428, 0.991262, 1.113252, 1.022638
+                  _h("0x1.3bfa4cp-2"), _h("0x1.1e53a8p-7"), _h("0x1.cfe154p-4"),
+                  _h("0x1.72e6a8p-6"))  # 0.308572, 0.008738, 0.113252, 0.022638
+SEED_R3_INTERCEPTS = (0.0, _h("-0x1.3307b0p-3"), _h("-0x1.166ecap-2"),
+                      _h("-0x1.7226c4p-4"),  # 0, -0.149917, -0.271907, -0.090369
+                      0.0, _h("-0x1.3307b0p-3"), _h("-0x1.73f0fep-5"),
+                      _h("0x1.0a569cp-13"))  # 0, -0.149917, -0.045403, 0.000127
+SEED_R3_BREAKS = (0.5, 1.0, 2.0)  # the positive breakpoints; the negative ones are their negatives
+SEED_R3_TAIL = -3.5  # :702 x <= -3.5 (not <): the seed's tail LUT
+SEED_R3_SATURATION = 3.0  # :665 x >= 3 -> x
 
 
-def seed_r3_core(x: np.ndarray, p: Params) -> np.ndarray:
-    """The seed's R3: the segment of |x| among KNOTS (power-of-two breakpoints, the end segment
-    extended), the line from the knot nearer 0: y = y_i + slope (|x| - k_i) with
-    slope = (y_i+1 - y_i)/(k_i+1 - k_i), y = GELU(+-k) by the sign of x."""
-    with np.errstate(all="ignore"):
-        a = np.abs(x)
-        idx = np.zeros(x.shape, dtype=np.int32)
-        for k in p.KNOTS[1:-1]:
-            idx += a >= k
-        k0, k1 = lookup(p.KNOTS, idx), lookup(p.KNOTS, idx + 1)
-        neg = x < 0.0
-        y0 = where32(neg, lookup(p.KNOT_GELU_NEG, idx), lookup(p.KNOT_GELU_POS, idx))
-        y1 = where32(neg, lookup(p.KNOT_GELU_NEG, idx + 1), lookup(p.KNOT_GELU_POS, idx + 1))
-        y = y0 + (y1 - y0) / (k1 - k0) * (a - k0)
-        return where32(x == 0.0, x, y)  # +-0 -> +-0 (the line through 0 gives +0 for both)
+def build_r3_seed(p: Params) -> ArrayFn:
+    """The seed's R3 kernel: the segment by the comparisons its code makes (x >= 0, then x < 0.5,
+    < 1, < 2; x < 0, then x > -0.5, > -1, > -2, > -3.5), y = slope x for the two segments at 0
+    and fma(slope, x, intercept) for the others (one FMA, as its build contracts it); its tail
+    LUT for x <= -3.5; x from 3."""
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            pos = np.zeros(x.shape, dtype=np.int32)
+            neg = np.full(x.shape, 4, dtype=np.int32)
+            for b in p.SEED_R3_BREAKS:
+                pos += x >= b
+                neg += x <= -b
+            idx = np.where(x >= 0.0, pos, neg)
+            slope = lookup(p.SEED_R3_SLOPES, idx)
+            y = fma(slope, x, lookup(p.SEED_R3_INTERCEPTS, idx))
+            y = where32((idx == 0) | (idx == 4), slope * x, y)
+            y = where32(x <= p.TAIL_START, tail.seed_tail_lut(x, p), y)
+            y = where32(x >= p.SATURATION, x, y)
+            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+
+    return impl
 
 
 register(built(
     "gelu", "R3 PWL", "pwl",
-    "the seed's: GELU linear between its 9 knots {0, +-0.5, +-1, +-2, +-4}; tail LUT below -3.5, "
-    "x>=3 -> x",
-    make_kernel(seed_r3_core, "lut"),
-    Params({**seed_r3_params(), **frame_params("lut", seed_exp=True)}),
-    table_bytes=12 * len(SEED_R3_KNOTS),
-    claims=measured((487, 36.3286), (3891, 237.6474)),
-    note="seed 832, measured 487 (near_zero 98 and core_pos 6 as the seed's): the seed's "
-    "session 3 'optimized' its segments, and does not publish them",
+    "the seed's: GELU by 8 lines with its decimal slopes and intercepts, breakpoints "
+    "{0, +-0.5, +-1, +-2}; its tail LUT from -3.5 down, x>=3 -> x",
+    build_r3_seed,
+    Params({"SEED_R3_SLOPES": table_param(np.array(SEED_R3_SLOPES, dtype=np.float32)),
+            "SEED_R3_INTERCEPTS": table_param(np.array(SEED_R3_INTERCEPTS, dtype=np.float32)),
+            "SEED_R3_BREAKS": knots_param(SEED_R3_BREAKS),
+            "TAIL_START": threshold(SEED_R3_TAIL), "SATURATION": threshold(SEED_R3_SATURATION),
+            **tail.tail_params("seed-lut")}),
+    table_bytes=4 * (len(SEED_R3_SLOPES) + len(SEED_R3_INTERCEPTS) + tail.SEED_TAIL_MAIN.size
+                     + tail.SEED_TAIL_FINE.size),
+    claims=measured((832, 36.8205), (6744, 271.1947)),
+    note="bit for bit the seed's gelu_r3_pwl (gelu_implementations.cpp:661 at c2bf7bb)",
     seed=seed_figures("R3 PWL"),
 ))
 register(built(
@@ -167,6 +182,6 @@ register(built(
     table_bytes=POS_TABLE.nbytes + NEG_TABLE.nbytes,
     claims=measured((87, 0.0742), (190, 0.7401)),
     seed=seed_figures("R3 PWL (improved)"),
-    note="the seed's R3 with 16 exponent-indexed segments per octave: bfloat16 max 487 -> 87 "
+    note="the seed's R3 with 16 exponent-indexed segments per octave: bfloat16 max 832 -> 87 "
     "(the LUT's), near_zero 98 -> 1",
 ))
