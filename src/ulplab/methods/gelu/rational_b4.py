@@ -23,19 +23,18 @@ Seed (bfloat16): max 535, mean 0.56 (core_pos 5, core_neg 314, tail_neg 535). Me
 the claims below (max 1 in both formats): the better-fitted rational and the A&S form refitted
 for relative error remove the seed's core and tail errors.
 
-B4 Rational (the seed's, ``phi_b4_seed``): its text's form, erf(z) = z (p0 + p1 z^2 + p2 z^4) /
-(1 + q1 z^2 + q2 z^4) for |z| < 1 with the [5/4] Pade at 0 (its p_k, q_k are not published; the
-Pade is the natural reading), erf(z) = sign(z) (1 - R(|z|) e^(-z^2)) beyond with A&S 7.1.26's
-own a_k, Phi = (1 + erf)/2 (the cancellation the seed's erfc insight avoids: in float32 it costs
-at most 2^-24/Phi(-3.5) = 2.6e-4 relative, 0.07 bfloat16 ulps), the shared tail LUT below -3.5,
-x -> x from 3, the seed's fast exp. B4 Rational (improved): the rows above.
+B4 Rational is the seed's method, bit for bit (``phi_b4_seed``; its C++ at c2bf7bb, every
+bfloat16 output checked against its build by tests/test_gelu_seed_bits.py): for |z| < 1 its [2/2]
+rational with 6-digit decimals; for 1 <= |z| < 4 A&S 7.1.26's sum with 1/(1 + z^2 (1 + z^2/2))
+(the Taylor series of e^(z^2) to z^4, inverted) in place of e^(-z^2); erf = +-1 beyond; Phi =
+(1 + erf)/2, the FMAs its build contracts, its tail LUT below -3.5, x -> x from 3. B4 Rational
+(improved): the rows above.
 
 Measured (every input; bfloat16 max / mean, core_neg max; float16 max):
-    B4 Rational              87 / 0.0718, 1, 190   seed 535 / 0.56, core_neg 314
+    B4 Rational             535 / 0.5597, 314, 4273   seed 535 / 0.56, core_neg 314
     B4 Rational (improved)    1 / 0.0020, 0, 1
-Not reproduced: this reading of the seed's text is accurate in its core (core_neg 1), so the
-seed's 314 / 535 come from coefficients it does not publish. What the improvement buys: the
-asymptotic tail from -8.3125 instead of the LUT takes 87 -> 1 (float16 190 -> 1).
+What the improvement buys: an exp, the refitted A&S form and the asymptotic tail: 535 -> 1
+(float16 4273 -> 1).
 """
 
 from __future__ import annotations
@@ -48,7 +47,7 @@ from ulplab.methods.gelu import erf_b3, tail
 from ulplab.methods.gelu.framing import frame_params, make_kernel
 from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.params import Params, coeffs, evaluate_poly, threshold
+from ulplab.methods.params import Params, coeffs, constant, evaluate_poly, threshold
 from ulplab.methods.registry import ArrayFn, Claim, built, register
 
 f32 = np.float32
@@ -99,48 +98,65 @@ def build_b4(p: Params) -> ArrayFn:
 
 
 _B4_DECL = {k: v for k, v in erf_b3.PHI_DECL.items() if k != "ERF_TAYLOR"}
-def seed_pade_erf(n: int = 2, m: int = 2) -> tuple[tuple[np.float32, ...], tuple[np.float32, ...]]:
-    """The seed's B4 small-z rational: erf(z)/z ~ P(z^2)/Q(z^2), the [n/m] Pade at 0 of
-    erf(z)/z = 2/sqrt(pi) sum_k (-1)^k s^k/(k! (2k + 1)), s = z^2 (mpmath, 40 digits, each
-    rounded to float32, Q(0) = 1)."""
-    import mpmath
-
-    with mpmath.workdps(40):
-        c = [2 / mpmath.sqrt(mpmath.pi) * (-1) ** k / (mpmath.factorial(k) * (2 * k + 1))
-             for k in range(n + m + 1)]
-        pp, qq = mpmath.pade(c, n, m)
-        return tuple(f32(float(v)) for v in pp), tuple(f32(float(v / qq[0])) for v in qq)
-
-
-SEED_ERF_P, SEED_ERF_Q = seed_pade_erf()
+# The seed's B4 (gelu_implementations.cpp:1622 at c2bf7bb), bit for bit; its decimals rounded to
+# float32: for |z| < 1 erf = ((z 2/sqrt(pi)) (1 + a1 z^2 + a2 z^4)) / (1 + b1 z^2 + b2 z^4)
+SEED_B4_SMALL = (_h("-0x1.1ebe9cp-3"), _h("0x1.4f15e8p-6"))   # :1641-1642 a1, a2
+SEED_B4_SMALL_Q = (_h("0x1.90880ep-4"), _h("0x1.e518f4p-7"))  # :1643-1644 b1, b2
+# for 1 <= |z| < 4: A&S 7.1.26's p and a1..a5 (:1651-1656) with 1/(1 + z^2 (1 + z^2/2)) in place
+# of e^(-z^2); erf = +-1 from |z| = 4
+SEED_B4_AS_P = _h("0x1.4f740ap-2")  # 0.3275911
+SEED_B4_AS = (_h("0x1.04f20cp-2"), _h("-0x1.23531cp-2"), _h("0x1.6be1c6p+0"),
+              _h("-0x1.7401c6p+0"), _h("0x1.0fb844p+0"))
 
 
 def phi_b4_seed(x: np.ndarray, p: Params) -> np.ndarray:
-    """The seed's B4 Phi as its text writes it: erf(z) = z P(z^2)/Q(z^2) for |z| < 1, else
-    sign(z) (1 - R(|z|) e^(-z^2)) with R the A&S 7.1.26 rational; Phi = (1 + erf)/2."""
+    """The seed's B4 Phi as its README build evaluates it (a*b + c contracted to one FMA):
+    z = x (float)(1/sqrt 2), z2 = z z;
+    |z| < 1   num = fma(z2, fma(z2, a2, a1), 1), den likewise, erf = ((z S) num)/den;
+    |z| < 4   t = 1/fma(p, |z|, 1), t2..t5 by successive products, P = fma(a5, t5, fma(a4, t4,
+              fma(a3, t3, fma(a1, t, a2 t2)))), e = 1/fma(z2, fma(z2, 0.5, 1), 1),
+              erf = +-fma(-e, P, 1);
+    else      erf = +-1;
+    clamped to [-1, 1] (NaN -> 1); Phi = 0.5 (1 + erf)."""
     with np.errstate(all="ignore"):
-        z = x * erf_b3.INV_SQRT2
-        s = z * z
-        erf_small = z * evaluate_poly(p.SCHEME, s, p.ERF_P) / evaluate_poly(p.SCHEME, s, p.ERF_Q)
+        one = np.full_like(x, 1.0)
+        z = x * erf_b3.SEED_ERF_INV_SQRT2
+        z2 = z * z
         az = np.abs(z)
-        t = 1.0 / fma(np.full_like(x, p.AS_P), az, np.full_like(x, 1.0))
-        big = 1.0 - (t * evaluate_poly(p.SCHEME, t, p.AS_COEFFS)) * tail.exp_neg(s, p)
-        erf_big = where32(x < 0.0, -big, big)
-        return 0.5 * (1.0 + where32(np.abs(x) < p.SMALL_BELOW, erf_small, erf_big))
+        a1, a2 = (np.full_like(x, c) for c in p.SEED_B4_SMALL)
+        b1, b2 = (np.full_like(x, c) for c in p.SEED_B4_SMALL_Q)
+        num = fma(z2, fma(z2, a2, a1), one)
+        den = fma(z2, fma(z2, b2, b1), one)
+        small = ((z * erf_b3.SEED_ERF_SCALE) * num) / den
+        t = one / fma(np.full_like(x, p.SEED_B4_AS_P), az, one)
+        t2 = t * t
+        t3 = t2 * t
+        t4 = t3 * t
+        t5 = t4 * t
+        c = [np.full_like(x, v) for v in p.SEED_B4_AS]
+        poly = fma(c[4], t5, fma(c[3], t4, fma(c[2], t3, fma(c[0], t, c[1] * t2))))
+        e = one / fma(z2, fma(z2, np.full_like(x, 0.5), one), one)
+        mid = fma(-e, poly, one)
+        big = where32(az < 4.0, mid, one)
+        big = where32(z >= 0.0, big, -big)
+        erf = where32(az < 1.0, small, big)
+        erf = where32(np.isnan(erf), 1.0, np.clip(erf, -1.0, 1.0))
+        return f32(0.5) * (f32(1.0) + erf)
 
 
 register(built(
     "gelu", "B4 Rational", "erf",
-    "the seed's: erf by the [5/4] Pade for |z|<1, sign(z)(1 - R e^(-z^2)) with A&S 7.1.26 beyond, "
-    "Phi = (1+erf)/2; tail LUT below -3.5, x>=3 -> x",
-    make_kernel(lambda x, p: x * phi_b4_seed(x, p), "lut"),
-    Params({"ERF_P": coeffs(SEED_ERF_P), "ERF_Q": coeffs(SEED_ERF_Q), **_B4_DECL,
-            **frame_params("lut", seed_exp=True)}).replace(AS_COEFFS=erf_b3.AS_COEFFS_SEED),
-    table_bytes=tail.TAIL_LUT_BYTES,
-    claims={"bfloat16": Claim(87, 0.0718), "float16": Claim(190, 0.573)},
+    "the seed's: erf by a [2/2] rational in z^2 for |z|<1, the A&S 7.1.26 sum with a rational "
+    "for e^(-z^2) for |z|<4, +-1 beyond; its tail LUT below -3.5, x>=3 -> x",
+    make_kernel(lambda x, p: x * phi_b4_seed(x, p), "seed-lut"),
+    Params({"SEED_B4_SMALL": coeffs(SEED_B4_SMALL), "SEED_B4_SMALL_Q": coeffs(SEED_B4_SMALL_Q),
+            "SEED_B4_AS_P": constant(SEED_B4_AS_P), "SEED_B4_AS": coeffs(SEED_B4_AS),
+            **frame_params("seed-lut")}),
+    table_bytes=4 * (tail.SEED_TAIL_MAIN.size + tail.SEED_TAIL_FINE.size),
+    claims={"bfloat16": Claim(535, 0.5597), "float16": Claim(4273, 32.3978)},
     seed=seed_figures("B4 Rational"),
-    note="seed 535, measured 87 (the LUT's; core_neg 1 against the seed's 314): the seed's "
-    "p_k, q_k are not published and its text's form is accurate",
+    note="bit for bit the seed's gelu_b4_rational_erf (gelu_implementations.cpp:1622 at "
+    "c2bf7bb)",
 ))
 register(built(
     "gelu", "B4 Rational (improved)", "erf",
@@ -153,5 +169,5 @@ register(built(
     claims={"bfloat16": Claim(1, 0.002), "float16": Claim(1, 0.0007)},
     seed=seed_figures("B4 Rational (improved)"),
     note="the seed's B4 with a minimax [2/2], the refitted A&S a_k, an accurate exp and the "
-    "asymptotic tail from -8.3125 instead of the LUT: bfloat16 max 87 -> 1",
+    "asymptotic tail from -8.3125 instead of the LUT: bfloat16 max 535 -> 1",
 ))
