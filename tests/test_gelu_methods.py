@@ -96,14 +96,13 @@ def test_special_values(method):
 # E9's coefficients are bfloat16: its constant term is 0x1.f2p-1, not 1, so tiny inputs give
 # 0.486 x (a 2.7% bias its module documents and its registered claims include)
 # The seed's R3 PWL draws its first segments through (0, 0) and (+-0.5, GELU(+-0.5)): tiny x
-# gives 0.6915 x (x > 0) and 0.3085 x (x < 0), the 38% error of its near_zero region; the seed's
-# F2 has Phi(0) = 0.499125 from its 8 quadrature nodes (both tested below); the seed's C2 has
-# Phi(0+) = 0x1.0002d8p-1 and Phi(0-) = 0x1.fffa50p-2, its free constant terms (tested below);
+# gives 0.691428 x (x > 0) and 0.308572 x (x < 0), the 38% error of its near_zero region; the seed's
+# F2 has Phi(0) = 0.499125 from its 8 quadrature nodes (both tested below);
 # the seed's D3 adds a constant correction (test_gelu_methods_tables.test_d3_seed_reading);
 # the seed's R5 table has no knot at 0 (step 12/511): tiny x gives 0x1.fffffap-2 x (below)
 @pytest.mark.parametrize("method", [m for m in RESEARCH if m.family != "tenstorrent" and m.name
                                     not in ("E9 Remez BF16 (improved)", "R3 PWL",
-                                            "F2 Quadrature", "C2 Piecewise", "D3 LUT+Corr",
+                                            "F2 Quadrature", "D3 LUT+Corr",
                                             "R5 Pure", "R5 LUT")],
                          ids=_ids)
 def test_subnormal_inputs_give_half_of_x(method):
@@ -124,12 +123,15 @@ def test_seed_r3_is_its_first_segment_near_zero():
     assert np.signbit(y[3])
 
 
-def test_seed_c2_tiny_inputs_carry_its_constant_terms():
+def test_seed_c2_constants_are_its_decimals():
     from ulplab.methods.gelu import piecewise_c2 as c2
 
-    x = np.array([1e-20, -1e-20], dtype=f32)
-    y = get_method("gelu", "C2 Piecewise")(x)
-    assert np.array_equal(y, x * np.array([c2.SEED_C2_COEFFS[2, 0], c2.SEED_C2_COEFFS[1, 0]]))
+    # gelu_implementations.cpp:1710-1725 (c2bf7bb): p0, p1, q1, q2 for x >= 0 and for x < 0
+    assert tuple(f32(v) for v in (0.3989423, 0.0293, 0.196, 0.0348)) == c2.SEED_C2_POS
+    assert tuple(f32(v) for v in (0.3989423, 0.0412, 0.234, 0.0456)) == c2.SEED_C2_NEG
+    # on [-3.5, -3) it blends into the tail LUT's first knot: at -3.5 Phi is that knot / x
+    y = get_method("gelu", "C2 Piecewise")(np.array([-3.5], dtype=f32))
+    assert y[0] == f32(-3.5) * (tail.SEED_TAIL_MAIN[0] / f32(-3.5))
 
 
 def test_seed_f2_phi_at_zero_is_its_quadrature_sum():

@@ -91,12 +91,6 @@ def test_c2_coefficients_regenerate_and_half_at_zero():
     assert np.array_equal(piecewise_c2.c2_core(x, p), 0.5 * x)
 
 
-def test_seed_c2_coefficients_regenerate():
-    rows, errs = piecewise_c2.fit_c2(piecewise_c2.SEED_C2_EDGES, relative=False)
-    np.testing.assert_array_equal(rows, piecewise_c2.SEED_C2_COEFFS)
-    assert max(errs) < 8.1e-5  # measured 8.05e-5 (outer segments), 2.18e-5 (inner)
-
-
 def test_r2_coefficients_regenerate():
     p, q, err = rational_r2.fit_r2()
     assert err < 1.4e-5

@@ -1,8 +1,8 @@
 """The seed's piecewise rational method: C2 Piecewise.
 
-Idea (seed): a [2/2] rational for Phi on each of four segments,
+Idea (the seed's text): a [2/2] rational for Phi on each of four segments,
     Phi(x) ~ (p0 + p1 x + p2 x^2) / (1 + q1 x + q2 x^2),
-fitted per segment; GELU = x Phi. Evaluated here in the equivalent form
+fitted per segment; GELU = x Phi. The "(improved)" variant evaluates it in the equivalent form
     Phi(x) = c + x (a1 + a2 x) / (1 + q1 x + q2 x^2),   c = p0, a1 = p1 - p0 q1, a2 = p2 - p0 q2,
 whose c is exactly 1/2 on the two segments at 0 (so tiny inputs give x/2 exactly, the same
 rational function otherwise). The segment is i = [x >= E1] + [x >= 0] + [x >= E3] and its five
@@ -19,17 +19,17 @@ is used. The positive segment ends at 3 (saturation), E3 = 1.5 as the seed.
 Errors on the grid (float32 coefficients): 2.95e-3, 3.46e-3, 3.0e-5, 3.0e-5 (about 1 bfloat16 ulp
 at most).
 
-Seed (bfloat16 max/mean): 881/1.15 (core_neg 881, its error at the segment edges: "continuity
-enforced by matching values at knots" is not minimax). Measured here: 87/0.0772 (the tail
-LUT's 87 at -7.66); float16 190/0.9482.
+Seed (bfloat16 max/mean): 881/1.15 (core_neg 881). Measured for C2 Piecewise (improved):
+87/0.0772 (the tail LUT's 87 at -7.66); float16 190/0.9482.
 
-C2 Piecewise (the seed's): the seed's segments [-3.5, -1.5, 0, 1.5, 3.5] and [2/2] form, fitted per
-segment for the least maximum ABSOLUTE error of Phi (``fit_c2(..., relative=False)``: 8.0e-5 on
-the outer, 2.2e-5 on the inner segments; the seed's coefficients are not published), the shared
-tail LUT below -3.5, x -> x from 3, the seed's fast exp. Measured (bfloat16 max / mean, core_neg
-max; float16 max): 87 / 0.0811, 9, 465 (seed 881 / 1.15, core_neg 881); C2 Piecewise (improved)
-87 / 0.0772, 1, 190. Not reproduced: the form is accurate enough that the seed's 881 must come
-from its coefficients. What the improvement buys: the relative-error fit, core_neg 9 -> 1.
+C2 Piecewise is the seed's method, bit for bit (``c2_seed_core``; its C++ at c2bf7bb, every
+bfloat16 output checked against its build by tests/test_gelu_seed_bits.py). Its code has two
+segments, not four: Phi = 1/2 + x (p0 + p1 x^2)/(1 + q1 x^2 + q2 x^4) with one row of 3-4 digit
+decimals for x >= 0 and one for x < 0, and on [-3.5, -3) a linear blend of a shorter rational with
+the tail LUT's first knot; Phi clamped to [0, 1], the FMAs its build contracts, its tail LUT below
+-3.5, x -> x from 3. Measured (bfloat16 max / mean; float16 max / mean): 881 / 1.1537, 7053 /
+71.87 (seed 881 / 1.15); C2 Piecewise (improved) 87 / 0.0772, 190 / 0.9482. What the improvement
+buys: segments fitted for the relative error of Phi, 881 -> 87 (the LUT's).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ import numpy as np
 
 from ulplab.kit import fma, lookup
 from ulplab.kit.ops import f32hex
+from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.framing import (
     frame_params,
     make_kernel,
@@ -48,7 +49,8 @@ from ulplab.methods.gelu.framing import (
     rational_fit,
 )
 from ulplab.methods.gelu.seed_table import seed_figures
-from ulplab.methods.params import Params
+from ulplab.methods.gelu.tail import where32
+from ulplab.methods.params import Params, coeffs
 from ulplab.methods.params import knots as knots_param
 from ulplab.methods.params import table as table_param
 from ulplab.methods.registry import built, register
@@ -110,33 +112,54 @@ def c2_core(x: np.ndarray, p: Params) -> np.ndarray:
     return x * fma(x, num / den, c)
 
 
-SEED_C2_EDGES = (-3.5, -1.5, 0.0, 1.5, 3.5)  # the seed's segments
-# fit_c2(SEED_C2_EDGES, points=2000, relative=False): the seed's "[2/2] Pade ... fitted
-# separately per segment" read as the absolute minimax of Phi per segment (its coefficients are
-# not published; errors 8.0e-5, 2.2e-5, 2.2e-5, 8.0e-5), rows (c, a1, a2, q1, q2), float32
-SEED_C2_COEFFS = np.array([
-    [_h("0x1.f28dbep-4"), _h("-0x1.f3bd2ap-5"), _h("-0x1.c4f6c6p-5"), _h("0x1.12ad74p+0"),
-     _h("0x1.12d8d2p-1")],
-    [_h("0x1.fffa50p-2"), _h("0x1.97dcd2p-2"), _h("-0x1.f09e12p-9"), _h("-0x1.3182dcp-9"),
-     _h("0x1.68012cp-3")],
-    [_h("0x1.0002d8p-1"), _h("0x1.97dcd2p-2"), _h("0x1.f09e12p-9"), _h("0x1.3182dcp-9"),
-     _h("0x1.68012cp-3")],
-    [_h("0x1.c1ae48p-1"), _h("-0x1.f3bd2ap-5"), _h("0x1.c4f6c6p-5"), _h("-0x1.12ad74p+0"),
-     _h("0x1.12d8d2p-1")],
-], dtype=np.float32)
+# The seed's C2 (gelu_implementations.cpp:1695 at c2bf7bb), bit for bit: Phi = 0.5 + x (p0 +
+# p1 x^2) / (1 + x^2 (q1 + q2 x^2)) on [0, 3) and on [-3, 0) with its decimals (:1710-1725), each
+# rounded to float32, rows (p0, p1, q1, q2)
+SEED_C2_POS = (_h("0x1.988454p-2"), _h("0x1.e00d1cp-6"), _h("0x1.916872p-3"),
+               _h("0x1.1d14e4p-5"))  # 0.3989423, 0.0293, 0.196, 0.0348
+SEED_C2_NEG = (_h("0x1.988454p-2"), _h("0x1.5182aap-5"), _h("0x1.df3b64p-3"),
+               _h("0x1.758e22p-5"))  # 0.3989423, 0.0412, 0.234, 0.0456
+SEED_C2_BLEND = (-3.5, -3.0)  # :1731-1732: on [-3.5, -3) a blend with the tail LUT's first knot
+
+
+def c2_seed_core(x: np.ndarray, p: Params) -> np.ndarray:
+    """The seed's C2 core as its README build evaluates it (a*b + c contracted to one FMA):
+    x2 = x x; num = fma(p1, x2, p0), den = fma(x2, fma(q2, x2, q1), 1), Phi = 0.5 + (x num)/den
+    with the row of x >= 0 or of x < 0; on [-3.5, -3) Phi = fma(t, Phi_r, (1 - t) Phi_t) with
+    t = (x + 3.5)/0.5, Phi_r = 0.5 + (x p0)/fma(q1, x2, 1) (the negative row's p0, q1) and
+    Phi_t = T_0/x, T_0 = GELU(-3.5) of the seed's tail LUT; Phi clamped to [0, 1] (NaN -> 1);
+    GELU = x Phi."""
+    with np.errstate(all="ignore"):
+        one = np.full_like(x, 1.0)
+        x2 = x * x
+        neg = x < 0.0
+        p0, p1, q1, q2 = (where32(neg, np.full_like(x, n), np.full_like(x, q))
+                          for n, q in zip(p.SEED_C2_NEG, p.SEED_C2_POS, strict=True))
+        num = fma(p1, x2, p0)
+        den = fma(x2, fma(q2, x2, q1), one)
+        phi = f32(0.5) + (x * num) / den
+        lo, hi = p.SEED_C2_BLEND
+        t = (x - f32(lo)) / f32(hi - lo)
+        phi_r = f32(0.5) + (x * p0) / fma(q1, x2, one)
+        phi_t = p.SEED_TAIL_MAIN[0] / x
+        blend = fma(t, phi_r, (f32(1.0) - t) * phi_t)
+        phi = where32((x >= lo) & (x < hi), blend, phi)
+        return x * where32(np.isnan(phi), 1.0, np.clip(phi, 0.0, 1.0))
+
 
 register(built(
     "gelu", "C2 Piecewise", "rational",
-    "the seed's: 4 segments [-3.5,-1.5,0,1.5,3.5] of [2/2] rational Phi, absolute minimax per "
-    "segment; tail LUT below -3.5, x>=3 -> x",
-    make_kernel(c2_core, "lut"),
-    Params({"C2_COEFFS": table_param(SEED_C2_COEFFS), "C2_EDGES": knots_param(SEED_C2_EDGES),
-            **frame_params("lut", seed_exp=True)}),
-    table_bytes=SEED_C2_COEFFS.nbytes,
-    claims=measured((87, 0.0811), (465, 1.298)),
+    "the seed's: Phi = 1/2 + x (p0 + p1 x^2)/(1 + q1 x^2 + q2 x^4), one row for x >= 0 and one "
+    "for x < 0, blended into its tail LUT on [-3.5, -3); its tail LUT below -3.5, x>=3 -> x",
+    make_kernel(c2_seed_core, "seed-lut"),
+    Params({"SEED_C2_POS": coeffs(SEED_C2_POS), "SEED_C2_NEG": coeffs(SEED_C2_NEG),
+            "SEED_C2_BLEND": knots_param(SEED_C2_BLEND), **frame_params("seed-lut")}),
+    table_bytes=4 * (len(SEED_C2_POS) + len(SEED_C2_NEG) + tail.SEED_TAIL_MAIN.size
+                     + tail.SEED_TAIL_FINE.size),
+    claims=measured((881, 1.1537), (7053, 71.8681)),
     seed=seed_figures("C2 Piecewise"),
-    note="seed 881, measured 87 (the LUT's; core_neg 9 against the seed's 881): the seed's "
-    "coefficients are not published, and an absolute minimax per segment is accurate",
+    note="bit for bit the seed's gelu_c2_piecewise_rational (gelu_implementations.cpp:1695 at "
+    "c2bf7bb)",
 ))
 register(built(
     "gelu", "C2 Piecewise (improved)", "rational",
@@ -148,5 +171,5 @@ register(built(
     claims=measured((87, 0.0772), (190, 0.9482)),
     seed=seed_figures("C2 Piecewise (improved)"),
     note="the seed's C2 on segments -3.5/-2.25/0/1.5/3, minimax in relative error, Phi(0) = 1/2: "
-    "core_neg 9 -> 1, float16 465 -> 190",
+    "bfloat16 max 881 -> 87 (the LUT's), float16 7053 -> 190",
 ))
