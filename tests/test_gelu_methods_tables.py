@@ -92,20 +92,17 @@ def test_d3_table_and_correction():
     assert np.all(np.sign(lut_d3.CORR_C2) == np.sign(mids))
 
 
-def test_d3_seed_reading():
-    # the seed's text: a GELU table, one global c1 delta + c2 delta^2
-    assert lut_d3.SEED_TABLE.size == 33 and lut_d3.SEED_TABLE[16] == 0
-    assert lut_d3.SEED_TABLE[0] == f32(float(tail.gelu_exact(-4.0)))
-    assert lut_d3.seed_correction() == (lut_d3.SEED_C1, lut_d3.SEED_C2)
-    assert float(lut_d3.SEED_C1) == float.fromhex("-0x1.6bcffep-27")
-    assert float(lut_d3.SEED_C2) == float.fromhex("-0x1.7111aep-5")
+def test_d3_seed_constants():
+    # gelu_implementations.cpp:2020-2031, 2058 (c2bf7bb): 32 decimals of Phi on [-4, 4] at step
+    # 8/31, two of them 0.5, and the correction x (0.02 - 0.005 x^2)/(1 + 0.5 x^2)
+    assert lut_d3.SEED_PHI.size == 32 and lut_d3.SEED_PHI[15] == lut_d3.SEED_PHI[16] == 0.5
+    assert lut_d3.SEED_PHI[0] == f32(0.0000317) and lut_d3.SEED_PHI[-1] == 1.0
+    assert f32(8.0) / f32(31.0) == lut_d3.SEED_STEP
+    assert (f32(0.02), f32(0.005)) == lut_d3.SEED_CORR
+    # tiny inputs: the interpolation between the two 0.5 knots is 0.5, the correction 0.02 x
     m = get_method("gelu", "D3 LUT+Corr")
-    assert "SEED_EXP2" in m.params and m.params.C2 == lut_d3.SEED_C2
-    # why it is not the seed's 94 near zero: at tiny x delta = -1/8 and the correction is a
-    # constant, -c1/8 + c2/64, that every tiny input returns
-    tiny = m(np.array([1e-30, -1e-30], dtype=f32))
-    c1, c2, d = lut_d3.SEED_C1, lut_d3.SEED_C2, f32(-0.125)
-    np.testing.assert_array_equal(tiny, c1 * d + c2 * (d * d))
+    x = np.array([1e-20, -1e-20], dtype=f32)
+    np.testing.assert_array_equal(m(x), x * (f32(0.5) + (x * f32(0.02)) / f32(1.0)))
 
 
 def test_pwl_knots_and_tables():

@@ -1,30 +1,16 @@
 """The seed's LUT with polynomial correction: D3 LUT+Corr (the seed's) and D3 LUT+Corr (improved).
 
 Idea (the seed): a coarse table, linear interpolation, and a small polynomial correcting the
-interpolation error: 33 knots at step h = 1/4 on [-4, 4] (the seed's "32-entry LUT"),
-base = lerp(LUT_i, LUT_i+1, t), result = base + correction.
+interpolation error, base = lerp(LUT_i, LUT_i+1, t), result = base + correction.
 
-D3 LUT+Corr (the seed's, ``build_d3_seed``): the seed's text read literally. The table holds GELU
-at the knots (the seed's "result = base + correction" is GELU itself), each value mpmath's
-rounded once (``SEED_TABLE``); the correction is c1 delta + c2 delta^2 with delta = x - (x_i +
-x_i+1)/2 and ONE pair (c1, c2) for every interval. The seed publishes neither constant nor how
-it fitted them; here (``seed_correction``) they are the least-squares fit, in float64, of the
-interpolation residual GELU - lerp on 64 interior points of every interval, rounded once to
-float32: c1 = -0x1.6bcffep-27 (about 0: the residual is even in delta), c2 = -0x1.7111aep-5.
-Frame: the seed's shared tail LUT below -3.5 and x -> x from 3, with the seed's fast exp
-(``framing.frame_params("lut", seed_exp=True)``), as every seed LUT-framed method.
-
-Measured (bfloat16, every input; max / mean, then near_zero / core_pos / core_neg / tail_neg
-max): 29,525 / 6,850, 29,525 / 2 / 23 / 114; float16 6,824 / 813. Seed: 830 / 1.82, 94 / 53 /
-440 / 830. Not reproduced, and why: the literal correction does not vanish at x = 0 (delta =
--1/8 there, a constant -c2/64 added to GELU), so every tiny input gets the same absolute offset,
-7e-4, and the lerp's own slope there is GELU(1/4)/(1/4) = 0.599 instead of 1/2 (20% off): half
-of all bfloat16 inputs lie in |x| < 1/2, hence the mean. The seed's near_zero 94 (mean 0.82)
-says its code did something there that its text does not (a table of Phi, or a special case).
-Read with a table of Phi and x (base + correction), the same fit gives 87 / 0.095 (near_zero 1,
-core_neg 14, the tail LUT's 87): closer, but not the seed's 440 in core_neg either, which only
-its unpublished constants can give. So the row is registered as its text reads, with the figure
-it gives.
+D3 LUT+Corr is the seed's method, bit for bit (``seed_d3_core``; its C++ at c2bf7bb, every
+bfloat16 output checked against its build by tests/test_gelu_seed_bits.py): a table of Phi at 32
+knots -4 + 8i/31 (step 8/31, not 1/4) as its 7-digit decimals, two of them 0.5 where Phi(-4/31)
+and Phi(4/31) belong; linear interpolation (one FMA) plus ONE correction for every x,
+x (0.02 - 0.005 x^2)/(1 + 0.5 x^2); Phi clamped to [0, 1]; its tail LUT below -3.5 and x -> x
+from 3. Measured (bfloat16 max / mean, near_zero / core_pos / core_neg / tail_neg max; float16
+max / mean): 830 / 1.8175, 95 / 53 / 440 / 830; 6636 / 115.08 (seed 830 / 1.82, 94 / 53 / 440 /
+830; its near_zero 94 is 95 against this project's oracle).
 
 D3 LUT+Corr (improved): the table holds Phi and the correction is per interval and
 vanishes at both knots (so the table values stay exact there):
@@ -45,10 +31,9 @@ error below 105/4^8 = 1.6e-3), and x + GELU(-x) by the same tail from 4 on
 (``tail.mirror_positive``).
 
 Measured: bfloat16 max 1, float16 max 3 (the 4-term series just below -4: 1.1e-3 relative,
-about 1 float16 ulp, plus roundings); the claims below. What each change buys (bfloat16 max):
-a table of Phi times x instead of GELU, near_zero 29,525 -> 1; a correction per interval that
-vanishes at the knots instead of one global pair, core_neg 14 -> 1; the asymptotic tail below
--4 instead of the tail LUT below -3.5, tail_neg 87 -> 1.
+about 1 float16 ulp, plus roundings); the claims below. What it buys against the seed's: exact
+knots and a correction per interval that vanishes at them, near_zero 95 -> 1 and core_neg
+440 -> 1; the asymptotic tail below -4 instead of the tail LUT below -3.5, tail_neg 830 -> 1.
 """
 
 from __future__ import annotations
@@ -58,15 +43,19 @@ import math
 import numpy as np
 
 from ulplab.kit import fma, lookup
+from ulplab.kit.ops import f32hex
 from ulplab.methods.gelu import tail
-from ulplab.methods.gelu.framing import frame_params, make_kernel, measured, phi64
+from ulplab.methods.gelu.framing import frame_params, make_kernel, measured
 from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.params import Params, constant
+from ulplab.methods.params import Params, coeffs
 from ulplab.methods.params import table as table_param
 from ulplab.methods.registry import ArrayFn, Claim, built, register
 
 f32 = np.float32
+
+f32 = np.float32
+_h = f32hex  # exact hex literal -> float32
 
 D3_LO = -4.0
 D3_STEP = 0.25
@@ -146,50 +135,55 @@ def build_d3(p: Params) -> ArrayFn:
     return impl
 
 
-SEED_TABLE = tail.uniform_table(tail.gelu_exact, D3_LO, D3_STEP, D3_INTERVALS + 1)
+# The seed's D3 (gelu_implementations.cpp:2034 at c2bf7bb), bit for bit: Phi at 32 knots
+# -4 + 8i/31 as its 7-digit decimals (:2023-2031; entries 15 and 16 are both 0.5), each rounded
+# to float32, interpolated, plus x (0.02 - 0.005 x^2)/(1 + 0.5 x^2)
+SEED_PHI = np.array([float.fromhex(v) for v in (
+    "0x1.09eb3cp-15", "0x1.7e19e2p-14", "0x1.0d2b62p-12", "0x1.727640p-11", "0x1.f2198ep-10",
+    "0x1.4709aap-8", "0x1.a2f2dep-7", "0x1.050772p-5", "0x1.3bfc9ap-4", "0x1.73b5e8p-3",
+    "0x1.18d5cep-2", "0x1.6a5fe2p-2", "0x1.aed68cp-2", "0x1.e79364p-2", "0x1.0b0e44p-1",
+    "0x1.000000p-1", "0x1.000000p-1", "0x1.0c3068p-1", "0x1.2893b2p-1", "0x1.4ad00ep-1",
+    "0x1.73951ap-1", "0x1.a31286p-1", "0x1.d8806cp-1", "0x1.efaf88p-1", "0x1.f97434p-1",
+    "0x1.fd71ecp-1", "0x1.ff06f4p-1", "0x1.ffa362p-1", "0x1.ffde5ap-1", "0x1.fff410p-1",
+    "0x1.fffbd8p-1", "0x1.000000p+0",
+)], dtype=np.float32)
+SEED_STEP = f32(8.0) / f32(31.0)  # :2020 STEP = (MAX - MIN)/(SIZE - 1) in float32
+SEED_CORR = (_h("0x1.47ae14p-6"), _h("0x1.47ae14p-8"))  # :2058 0.02, 0.005
 
 
-def seed_correction(n_points: int = 64) -> tuple[np.float32, np.float32]:
-    """The seed's one (c1, c2) for every interval: least squares, float64, of the residual
-    GELU - lerp(SEED_TABLE) against delta and delta^2 on n_points interior points of each
-    interval, each constant then rounded once to float32."""
-    t = np.arange(1, n_points + 1) / (n_points + 1)
-    delta = np.tile((t - 0.5) * D3_STEP, D3_INTERVALS)
-    resid = []
-    for i in range(D3_INTERVALS):
-        x = D3_LO + (i + t) * D3_STEP
-        t0, t1 = float(SEED_TABLE[i]), float(SEED_TABLE[i + 1])
-        resid.append(x * phi64(x) - (t0 + t * (t1 - t0)))
-    c, *_ = np.linalg.lstsq(np.stack([delta, delta * delta], axis=1), np.concatenate(resid),
-                            rcond=None)
-    return f32(c[0]), f32(c[1])
-
-
-SEED_C1, SEED_C2 = seed_correction()
-
-
-def seed_core(x: np.ndarray, p: Params) -> np.ndarray:
-    """GELU on [-4, 4) as the seed's text: lerp of the GELU table plus c1 delta + c2 delta^2."""
+def seed_d3_core(x: np.ndarray, p: Params) -> np.ndarray:
+    """The seed's D3 core as its README build evaluates it: xc = x limited to [-4, 4] (4 for a
+    NaN, as std::min(4, NaN) gives); s = (xc + 4)/STEP, i = trunc(s) limited to [0, 30],
+    t = s - i; Phi = fma(t, T[i+1] - T[i], T[i]) + (x fma(-0.005, x^2, 0.02))/fma(0.5, x^2, 1),
+    clamped to [0, 1] (NaN -> 1); GELU = x Phi."""
     with np.errstate(all="ignore"):
-        base, t, _ = lerp_d3(x, p.TABLE)
-        delta = (t - 0.5) * D3_STEP
-        return base + (p.C1 * delta + p.C2 * (delta * delta))
+        xc = where32(np.isnan(x), 4.0, np.clip(x, -4.0, 4.0))
+        s = (xc - f32(-4.0)) / SEED_STEP
+        i = np.clip(np.trunc(s), 0.0, float(p.SEED_PHI.size - 2))
+        t = s - np.trunc(s)
+        ii = i.astype(np.int32)
+        y0 = lookup(p.SEED_PHI, ii)
+        phi = fma(t, lookup(p.SEED_PHI, ii + 1) - y0, y0)
+        x2 = x * x
+        c1, c2 = p.SEED_CORR
+        corr = (x * fma(np.full_like(x, -c2), x2, np.full_like(x, c1))) / fma(
+            np.full_like(x, 0.5), x2, np.full_like(x, 1.0))
+        phi = phi + corr
+        return x * where32(np.isnan(phi), 1.0, np.clip(phi, 0.0, 1.0))
 
 
 register(built(
     "gelu", "D3 LUT+Corr", "lut",
-    "GELU from 33 knots at step 1/4 on [-4, 4], linear interpolation plus one global "
-    "correction c1 delta + c2 delta^2 (the seed's text); the seed's tail LUT below -3.5",
-    make_kernel(seed_core, "lut"),
-    Params({"TABLE": table_param(SEED_TABLE, of="GELU",
-                                 at=[D3_LO + D3_STEP * i for i in range(D3_INTERVALS + 1)]),
-            "C1": constant(SEED_C1), "C2": constant(SEED_C2),
-            **frame_params("lut", seed_exp=True)}),
-    table_bytes=SEED_TABLE.nbytes + 8,
-    claims=measured((29525, 6850.5), (6824, 813.0)),
+    "the seed's: Phi from its 32 decimal knots on [-4, 4] by linear interpolation plus "
+    "x (0.02 - 0.005 x^2)/(1 + 0.5 x^2); its tail LUT below -3.5, x>=3 -> x",
+    make_kernel(seed_d3_core, "seed-lut"),
+    Params({"SEED_PHI": table_param(SEED_PHI), "SEED_CORR": coeffs(SEED_CORR),
+            **frame_params("seed-lut")}),
+    table_bytes=SEED_PHI.nbytes + 4 * (tail.SEED_TAIL_MAIN.size + tail.SEED_TAIL_FINE.size),
+    claims=measured((830, 1.8175), (6636, 115.0782)),
     seed=seed_figures("D3 LUT+Corr"),
-    note="the seed's text read literally (GELU table, one global correction): not reproduced, "
-    "its correction does not vanish at 0 (the module says why)",
+    note="bit for bit the seed's gelu_d3_lut_correction (gelu_implementations.cpp:2034 at "
+    "c2bf7bb)",
 ))
 
 register(built(

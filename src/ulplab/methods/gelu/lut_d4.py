@@ -2,8 +2,8 @@
 
 Idea (the seed): a table with breakpoints dense where the function needs them and sparse where it
 does not, with linear interpolation. The seed interpolated GELU on 23 hand-placed breakpoints
-{-4, -3, -2.5, ..., 5, 6, 8} (steps 1/4 to 2) with a Taylor patch for |x| < 0.125; linear
-interpolation with steps that coarse is off by up to 62 ulps in core_neg and 88 near zero.
+(steps 1/4 to 2) with a Taylor patch for |x| < 0.125; linear interpolation with steps that coarse
+is off by up to 62 ulps in core_neg and 88 near zero.
 
 Here: a piecewise-uniform table of Phi on [-3.5, 0], GELU = x Phi(x) and Phi(x) = 1 - Phi(-x)
 for x > 0 (one table for both signs):
@@ -21,18 +21,17 @@ x * (1 - Phi) for x > 0. No Taylor patch: Phi(0) = 1/2 is a knot.
 Beyond: the seed's shared tail LUT below -3.5 (``tail.tail_lut``, as the seed's D4 row shows:
 tail_neg max 87), and x + GELU(-x) with the asymptotic tail above 3.5 (``tail.mirror_positive``).
 
-D4 Non-uniform (the seed's, ``build_d4_seed``): GELU linear between the seed's 23 breakpoints
-(``pwl_r3.seed_pwl_core``: GELU at each, rounded once), the seed's Taylor 0.5 x + 0.3989 x^2 for
-|x| < 0.125, the shared tail LUT below -3.5, x -> x from 3. D4 Non-uniform (improved): the
-table of Phi above.
+D4 Non-uniform is the seed's method, bit for bit (``build_d4_seed``; its C++ at c2bf7bb, every
+bfloat16 output checked against its build by tests/test_gelu_seed_bits.py): GELU linear between
+its 23 breakpoints {-8, -6, -5, -4, -3.5, ..., 3, 4} with its 3-5 digit values there
+(SEED_GELU_VALS), the segment found as its binary search finds it, t = (x - x0)/(x1 - x0), one
+FMA; x fma(0.3989422804, x, 0.5) for |x| < 0.125; its tail LUT below -3.5, x -> x from 3.
+D4 Non-uniform (improved): the table of Phi above.
 
 Measured (every input; bfloat16 max / mean, near_zero / core_pos / core_neg max; float16 max):
-    D4 Non-uniform             180 / 0.2001, 26 / 2 / 42, 1435   seed 88 / 0.60, 88 / 7 / 62
+    D4 Non-uniform              88 / 0.6039, 88 / 7 / 62, 704   seed 88 / 0.60, 88 / 7 / 62
     D4 Non-uniform (improved)   87 / 0.0722, 1 / 1 / 1, 190
-Not reproduced: the seed's near_zero 88 (mean 0.74) and core_neg mean 29 say its table is
-coarser or different from this reading, which the text does not pin down (interpolating Phi
-instead of GELU gives 201 / 0.18, near_zero 1). What the improvement buys: the fine table of
-Phi takes core_neg 42 -> 1 and the max 180 -> 87 (the LUT's).
+What the improvement buys: the fine table of Phi takes near_zero 88 -> 1 and core_neg 62 -> 1.
 """
 
 from __future__ import annotations
@@ -43,10 +42,11 @@ import math
 import numpy as np
 
 from ulplab.kit import fma, lookup
-from ulplab.methods.gelu import pwl_r3, tail
+from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
 from ulplab.methods.params import Params, constant, threshold
+from ulplab.methods.params import knots as knots_param
 from ulplab.methods.params import table as table_param
 from ulplab.methods.registry import ArrayFn, Claim, built, register
 
@@ -123,21 +123,37 @@ def build_d4(p: Params) -> ArrayFn:
     return impl
 
 
-SEED_KNOTS = (-4.0, -3.0, -2.5, -2.0, -1.5, -1.0, -0.75, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, 1.0,
-              1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 8.0)  # the seed's 23 breakpoints
-SEED_TAYLOR_BELOW = 0.125  # the seed's near-zero fix: |x| < 0.125 -> 0.5 x + 0.3989 x^2
-SEED_TAYLOR_X2 = f32(0.3989)  # the seed's decimal (1/sqrt(2 pi) = 0.39894...), rounded to float32
+# The seed's D4 (gelu_implementations.cpp:2095 at c2bf7bb), bit for bit: GELU linear between 23
+# breakpoints (:2079-2083) with its 3-5 digit values there (:2087-2092), each rounded to float32
+SEED_BREAKS = (-8.0, -6.0, -5.0, -4.0, -3.5, -3.0, -2.5, -2.0, -1.5, -1.0, -0.75, -0.5, -0.25,
+               0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
+SEED_GELU_VALS = np.array([float.fromhex(v) for v in (
+    "-0x1.605c94p-48", "-0x1.96d1bep-28", "-0x1.7fdcdap-20", "-0x1.7a5384p-15", "-0x1.aac53cp-11",
+    "-0x1.096bbap-8", "-0x1.ba5e36p-7", "-0x1.1c432cp-5", "-0x1.1f212ep-4", "-0x1.45a1cap-3",
+    "-0x1.ba5e36p-3", "-0x1.3b645ap-3", "-0x1.3a29c8p-4", "0x0p+0", "0x1.88ce70p-4",
+    "0x1.61ff2ep-2", "0x1.314e3cp-1", "0x1.aebee0p-1", "0x1.664c30p+0", "0x1.f460aap+0",
+    "0x1.3e48e8p+1", "0x1.7f7ceep+1", "0x1.fffcbap+1",
+)], dtype=np.float32)
+SEED_TAYLOR_BELOW = 0.125  # :2107 |x| < 0.125: GELU = x fma(0.3989422804, x, 0.5)
+SEED_TAYLOR = f32(float.fromhex("0x1.988454p-2"))  # :2110 c1 = 0.3989422804f
 
 
 def build_d4_seed(p: Params) -> ArrayFn:
-    """The seed's D4: GELU linear between its breakpoints (``pwl_r3.seed_pwl_core``), Taylor
-    0.5 x + 0.3989 x^2 for |x| < TAYLOR_BELOW, the shared tail LUT below -3.5, x from 3."""
+    """The seed's D4 kernel: x fma(c1, x, 0.5) for |x| < 0.125; else the segment its binary
+    search finds (the last breakpoint <= x), t = (x - x0)/(x1 - x0), fma(t, y1 - y0, y0); its
+    tail LUT below -3.5; x from 3."""
     def impl(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
-            y = pwl_r3.seed_pwl_core(x, p)
-            near = x * (0.5 + p.TAYLOR_X2 * x)
+            b = p.SEED_BREAKS
+            idx = np.zeros(x.shape, dtype=np.int32)
+            for k in b[1:-1]:
+                idx += x >= k
+            x0, x1 = lookup(b, idx), lookup(b, idx + 1)
+            y0, y1 = lookup(p.SEED_GELU_VALS, idx), lookup(p.SEED_GELU_VALS, idx + 1)
+            y = fma((x - x0) / (x1 - x0), y1 - y0, y0)
+            near = x * fma(np.full_like(x, p.TAYLOR_X), x, np.full_like(x, 0.5))
             y = where32(np.abs(x) < p.TAYLOR_BELOW, near, y)
-            y = tail.with_tail(x, y, p.TAIL_START, tail.tail_lut, p)
+            y = tail.with_tail(x, y, p.TAIL_START, tail.seed_tail_lut, p)
             y = where32(x >= p.SATURATION, x, y)
             return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
 
@@ -146,17 +162,18 @@ def build_d4_seed(p: Params) -> ArrayFn:
 
 register(built(
     "gelu", "D4 Non-uniform", "lut",
-    "the seed's: GELU linear between its 23 breakpoints (steps 1/4 to 2), Taylor for |x|<0.125; "
-    "the seed's tail LUT below -3.5, x>=3 -> x",
+    "the seed's: GELU linear between its 23 breakpoints (steps 1/4 to 2) with its 3-5 digit "
+    "values, Taylor for |x|<0.125; its tail LUT below -3.5, x>=3 -> x",
     build_d4_seed,
-    Params({**pwl_r3.seed_pwl_params(SEED_KNOTS), "TAYLOR_X2": constant(SEED_TAYLOR_X2),
+    Params({"SEED_BREAKS": knots_param(SEED_BREAKS),
+            "SEED_GELU_VALS": table_param(SEED_GELU_VALS), "TAYLOR_X": constant(SEED_TAYLOR),
             "TAYLOR_BELOW": threshold(SEED_TAYLOR_BELOW),
             "TAIL_START": threshold(tail.TAIL_LUT_START), "SATURATION": threshold(3.0),
-            **tail.tail_params("lut", seed_exp=True)}),
-    table_bytes=8 * len(SEED_KNOTS) + tail.TAIL_LUT_BYTES,
-    claims={"bfloat16": Claim(180, 0.2001), "float16": Claim(1435, 8.9333)},
-    note="seed 88, measured 180 (at -3.5, the segment [-4, -3] ending at the LUT): the seed's "
-    "text does not say what its table holds; neither GELU nor Phi at its breakpoints gives 88",
+            **tail.tail_params("seed-lut")}),
+    table_bytes=8 * len(SEED_BREAKS) + 4 * (tail.SEED_TAIL_MAIN.size + tail.SEED_TAIL_FINE.size),
+    claims={"bfloat16": Claim(88, 0.6039), "float16": Claim(704, 35.5169)},
+    note="bit for bit the seed's gelu_d4_nonuniform_lut (gelu_implementations.cpp:2095 at "
+    "c2bf7bb)",
     seed=seed_figures("D4 Non-uniform"),
 ))
 register(built(
@@ -167,6 +184,6 @@ register(built(
     table_bytes=TABLE_BYTES + tail.TAIL_LUT_BYTES,
     claims={"bfloat16": Claim(87, 0.0722), "float16": Claim(190, 0.6017)},
     seed=seed_figures("D4 Non-uniform (improved)"),
-    note="the seed's D4 as a piecewise-uniform table of Phi (162 intervals): bfloat16 max "
-    "180 -> 87 (the LUT's), core_neg 42 -> 1",
+    note="the seed's D4 as a piecewise-uniform table of Phi (162 intervals): near_zero 88 -> 1, "
+    "core_neg 62 -> 1 (bfloat16 max 88 -> 87, the LUT's)",
 ))

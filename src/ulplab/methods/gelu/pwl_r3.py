@@ -21,7 +21,6 @@ R3 PWL is the seed's method, bit for bit (``build_r3_seed``; its C++ at c2bf7bb,
 output checked against its build by tests/test_gelu_seed_bits.py): 8 lines with its 6-digit decimal
 slopes and intercepts on the breakpoints {0, +-0.5, +-1, +-2}, y = slope x + intercept (one FMA),
 its tail LUT from -3.5 down (x <= -3.5) and x -> x from 3. R3 PWL (improved): the knots above.
-(``seed_pwl_params``/``seed_pwl_core``, a PWL of GELU on given knots, serve D4's reading.)
 
 Measured (every input; bfloat16 max / mean, near_zero / core_pos / core_neg max; float16 max):
     R3 PWL            832 / 36.82, 98 / 6 / 518, 6744   seed 832 / 36.82, 98 / 6 / 518
@@ -39,7 +38,7 @@ from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.framing import frame_params, make_kernel, measured
 from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.tail import where32
-from ulplab.methods.params import Param, Params, threshold
+from ulplab.methods.params import Params, threshold
 from ulplab.methods.params import knots as knots_param
 from ulplab.methods.params import table as table_param
 from ulplab.methods.registry import ArrayFn, built, register
@@ -92,27 +91,6 @@ def pwl_core(x: np.ndarray, p: Params) -> np.ndarray:
 # The seed's piecewise-linear GELU on hand-picked knots (R3 PWL; D4 Non-uniform uses it too)
 # ---------------------------------------------------------------------------------------------
 
-SEED_R3_KNOTS = (0.0, 0.5, 1.0, 2.0, 4.0)  # the seed's breakpoints {0, +-0.5, +-1, +-2, +-4}
-
-
-def seed_pwl_params(knot_xs: tuple[float, ...]) -> dict[str, Param]:
-    """KNOTS (ascending x) and GELU at them (mpmath, each rounded once to float32)."""
-    ys = np.array([float(tail.gelu_exact(k)) for k in knot_xs], dtype=np.float32)
-    return {"KNOTS": knots_param(knot_xs),
-            "KNOT_GELU": table_param(ys, of="GELU", at=knot_xs)}
-
-
-def seed_pwl_core(x: np.ndarray, p: Params) -> np.ndarray:
-    """A PWL of GELU on signed KNOTS: segment i = count of interior knots <= x (the end segments
-    extended), slope = (GELU(x_i+1) - GELU(x_i))/(x_i+1 - x_i), GELU ~ GELU(x_i) + slope (x - x_i)
-    (D4's form)."""
-    with np.errstate(all="ignore"):
-        idx = np.zeros(x.shape, dtype=np.int32)
-        for k in p.KNOTS[1:-1]:
-            idx += x >= k
-        x0, x1 = lookup(p.KNOTS, idx), lookup(p.KNOTS, idx + 1)
-        y0, y1 = lookup(p.KNOT_GELU, idx), lookup(p.KNOT_GELU, idx + 1)
-        return y0 + (y1 - y0) / (x1 - x0) * (x - x0)
 
 
 _h = f32hex  # exact hex literal -> float32
