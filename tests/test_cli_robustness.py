@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import needs
 from ulplab.cli.main import main
 from ulplab.errors import UsageError
 from ulplab.files import check_writable, open_atomic, write_bytes, write_json, write_text
@@ -187,6 +188,7 @@ def test_a_resumed_dump_is_the_uninterrupted_dump_byte_for_byte(tmp_path):
                                                           "whole.tsv"]
 
 
+@needs("dask", "distributed")
 def test_the_dump_does_not_depend_on_dask(tmp_path):
     job = Job("exp", ("f32-naive",), RANGES, chunk=2048, dump_above=0)
     run_job(job, workers=1, progress=False, dump_path=tmp_path / "one.tsv")
@@ -270,7 +272,7 @@ def short(x):
 '''
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("workers", ["1", pytest.param("2", marks=needs("dask", "distributed"))])
 @pytest.mark.parametrize(("fn", "why"), [("raises", "ValueError: no result"),
                                          ("float64", "TypeError: method bad_callables:float64 "
                                                      "returned float64(8389,)"),
@@ -388,6 +390,7 @@ def _cli(*argv, cwd):
 
 
 @pytest.mark.skipif(CORES < 2, reason="two Dask workers need two cores")
+@needs("dask", "distributed")
 def test_a_dask_run_prints_only_its_results(tmp_path):
     res = _cli("analyze", "exp", "--format", "float32", "--method", "f32-naive",
                "--exhaustive", "--range", "1", "1.0001", "--workers", "2", cwd=tmp_path)
@@ -397,6 +400,7 @@ def test_a_dask_run_prints_only_its_results(tmp_path):
 
 
 @pytest.mark.skipif(CORES < 2, reason="two Dask workers need two cores")
+@needs("dask", "distributed")
 def test_a_failing_task_on_dask_is_one_line(tmp_path):
     (tmp_path / "bad_callables.py").write_text(BAD)
     res = _cli("analyze", "exp", "--format", "float32", "--method",
