@@ -245,6 +245,28 @@ def phi_b3_seed(x: np.ndarray, p: Params) -> np.ndarray:
         return f32(0.5) * (f32(1.0) + erf)
 
 
+SEED_AS_INV_SQRT2_DIV = _h("0x1.6a09e6p+0")  # :4247 (and :4856) |x| / 1.4142135f
+SEED_AS_COEFFS = (_h("0x1.04f20cp-2"), _h("-0x1.23531cp-2"), _h("0x1.6be1c6p+0"),
+                  _h("-0x1.7401c6p+0"), _h("0x1.0fb844p+0"))  # A&S 7.1.26's a1..a5, :4249-4250
+SEED_AS_P = _h("0x1.4f740ap-2")  # 0.3275911
+
+
+def seed_as_phi_negative(ax: np.ndarray) -> np.ndarray:
+    """Phi(-ax) for ax = |x| > 0 as the seed's E3 (:4244-4252) and H2 (:4853-4859) compute it:
+    A&S 7.1.26's sum WITHOUT its factor e^(-z^2): t = 1/fma(p, ax/1.4142135, 1), t2 = t t,
+    t3 = t2 t, t4 = t3 t, S = fma(a5, t4, fma(a4, t3, fma(a3, t2, fma(a2, t, a1)))), erf =
+    fma(-t, S, 1), Phi = 0.5 (1 - erf) (the FMAs its build contracts)."""
+    with np.errstate(all="ignore"):
+        one = np.full_like(ax, 1.0)
+        t = one / fma(np.full_like(ax, SEED_AS_P), ax / SEED_AS_INV_SQRT2_DIV, one)
+        t2 = t * t
+        t3 = t2 * t
+        t4 = t3 * t
+        c = [np.full_like(ax, v) for v in SEED_AS_COEFFS]
+        s = fma(c[4], t4, fma(c[3], t3, fma(c[2], t2, fma(c[1], t, c[0]))))
+        return f32(0.5) * (f32(1.0) - fma(-t, s, one))
+
+
 def build_b3_seed(p: Params) -> ArrayFn:
     """The seed's B3/D2 kernel: x Phi (``phi_b3_seed``), the seed's tail (asymptotic, or its LUT
     where declared) below TAIL_START, x from 3."""

@@ -3,7 +3,7 @@
 Idea (seed): scale the input by s = 2 (a power of two, "aligned with bfloat16 exponent
 boundaries") so that the polynomial's coefficients have a smaller dynamic range:
     x >= 0:  Phi(x) ~ 1/2 + v P(v^2),  v = x/2,
-    x <  0:  the B3 erf core (Phi = erfc(|x|/sqrt 2)/2, no cancellation),
+    x <  0:  (improved) the B3 erf core (Phi = erfc(|x|/sqrt 2)/2, no cancellation),
 and GELU = x Phi; the seed's shared tail LUT below -3.5 and x -> x from 3.
 Evaluation (x >= 0): v = x/2 (exact), w = v v, Horner in w with FMA, Phi = 1/2 + v P(w) (one
 FMA), y = x Phi. For x < 0: ``erf_b3.phi_b3`` (imported), y = x Phi.
@@ -19,16 +19,18 @@ side, odd degree 9 (five coefficients): 2.9e-4 after rounding to float32 (0.07 b
 degree 7 would leave 1.7e-3). Phi(0) = 1/2 exactly, so tiny inputs give x/2. The negative side
 is B3's, accurate to 2e-5 relative.
 
-That is E3 Range-Scale (improved). E3 Range-Scale (the seed's): P fitted for the ABSOLUTE error
-of Phi (``fit_e3(..., relative=False)``: 2.6e-4; the seed's P is not published), the seed's B3
-for x < 0 (its constants), the shared tail LUT below -3.5, x -> x from 3, the seed's fast exp.
+That is E3 Range-Scale (improved). E3 Range-Scale is the seed's method, bit for bit
+(``e3_seed_core``; its C++ at c2bf7bb, every bfloat16 output checked against its build by
+tests/test_gelu_seed_bits.py): for x >= 0 its polynomial in v = x/2 (its decimals, close to the
+Taylor series), Phi clamped to [0, 1]; for x < 0 not B3's erf but A&S 7.1.26's sum without its
+factor e^(-z^2) (``erf_b3.seed_as_phi_negative``, shared with H2); its tail LUT below -3.5 and
+x -> x from 3.
 
 Measured (bfloat16 max / mean, core_neg max; float16 max / mean):
-    E3 Range-Scale              87 / 0.0724, 1, 190 / 0.6197   seed 1130 / 1.72, core_neg 822
+    E3 Range-Scale            1130 / 1.7252, 822, 9033 / 108.9   seed 1130 / 1.72, core_neg 822
     E3 Range-Scale (improved)   87 / 0.0721, 0, 190 / 0.5999
-Not reproduced: the seed's core_neg 822 and tail 1130 are H2's figures too, and its text gives
-E3's negative side to B3, which is within 1 ulp here; what its code did there is not published.
-The improvement (relative fit, improved B3) moves only the mean.
+The seed's core_neg 822 is that missing e^(-z^2) (H2, which has the same piece below -2, shows
+the same 822 and 1130). What the improvement buys: B3's erfc for x < 0, 1130 -> 87 (the LUT's).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import numpy as np
 
 from ulplab.kit import fma
 from ulplab.kit.ops import f32hex
-from ulplab.methods.gelu import erf_b3
+from ulplab.methods.gelu import erf_b3, tail
 from ulplab.methods.gelu.erf_b3 import PHI_DECL, phi_b3
 from ulplab.methods.gelu.framing import frame_params, lawson, make_kernel, measured, phi64
 from ulplab.methods.gelu.seed_table import seed_figures
@@ -79,28 +81,36 @@ def e3_core(x: np.ndarray, p: Params) -> np.ndarray:
     return x * where32(x < 0.0, phi_b3(x, p), phi_pos)
 
 
-# fit_e3(3.0, 9, 2.0, relative=False): the seed's reading (its P is not published: the absolute
-# minimax of Phi on [0, 3], degree 9 in v: 2.6e-4), p0..p4 rounded to float32
-SEED_E3_COEFFS = (_h("0x1.977ea4p-1"), _h("-0x1.06115cp-1"), _h("0x1.0b468ep-2"),
-                  _h("-0x1.3f7320p-4"), _h("0x1.468278p-7"))
+# The seed's E3 (gelu_implementations.cpp:4234 at c2bf7bb), bit for bit: for x >= 0,
+# Phi = c0 + v (c1 + v^2 (c2 + v^2 c3)), v = x/2, its decimals times powers of 2 (exact):
+SEED_E3_COEFFS = (f32(0.5), _h("0x1.988454p-1"), _h("-0x1.6dda64p-3"),
+                  _h("0x1.6d9ebep-6"))  # :4266-4270 0.5, 0.3989422804*2, -0.0446598*4, 0.00278946*8
 
 
-def _seed_params() -> Params:
-    """The seed's E3: its B3 (erf Taylor to z^9, A&S's own a_k) for x < 0 and its fast exp."""
-    return Params({"E3_SCALE": constant(E3_SCALE), "E3_COEFFS": coeffs(SEED_E3_COEFFS),
-                   **PHI_DECL, **frame_params("lut", seed_exp=True)}).replace(
-        ERF_TAYLOR=erf_b3.ERF_TAYLOR[:erf_b3.SEED_ERF_TERMS], AS_COEFFS=erf_b3.AS_COEFFS_SEED)
+def e3_seed_core(x: np.ndarray, p: Params) -> np.ndarray:
+    """The seed's E3 core: x >= 0: v = 0.5 x, Phi = fma(v, fma(v2, fma(v2, c3, c2), c1), c0),
+    clamped to [0, 1] (NaN -> 1); x < 0: ``erf_b3.seed_as_phi_negative(-x)`` (A&S 7.1.26
+    without its e^(-z^2)); GELU = x Phi."""
+    with np.errstate(all="ignore"):
+        v = f32(0.5) * x
+        v2 = v * v
+        c0, c1, c2, c3 = (np.full_like(x, c) for c in p.SEED_E3_COEFFS)
+        phi = fma(v, fma(v2, fma(v2, c3, c2), c1), c0)
+        phi = where32(np.isnan(phi), 1.0, np.clip(phi, 0.0, 1.0))
+        return x * where32(x < 0.0, erf_b3.seed_as_phi_negative(-x), phi)
 
 
 register(built(
     "gelu", "E3 Range-Scale", "polynomial",
-    "the seed's: x>=0: Phi = 1/2 + v P4(v^2), v = x/2, absolute minimax; x<0: the seed's B3 "
-    "erf; tail LUT below -3.5, x>=3 -> x",
-    make_kernel(e3_core, "lut"), _seed_params(),
-    claims=measured((87, 0.0724), (190, 0.6197)),
+    "the seed's: x>=0: Phi = 1/2 + v (c1 + c2 v^2 + c3 v^4), v = x/2, its decimals; x<0: A&S "
+    "7.1.26's sum without e^(-z^2); its tail LUT below -3.5, x>=3 -> x",
+    make_kernel(e3_seed_core, "seed-lut"),
+    Params({"SEED_E3_COEFFS": coeffs(SEED_E3_COEFFS), **frame_params("seed-lut")}),
+    table_bytes=4 * (tail.SEED_TAIL_MAIN.size + tail.SEED_TAIL_FINE.size),
+    claims=measured((1130, 1.7252), (9033, 108.8721)),
     seed=seed_figures("E3 Range-Scale"),
-    note="seed 1130, measured 87 (the LUT's; core_neg 1 against the seed's 822): the seed's "
-    "text says its negative side is B3's, which is accurate; its P is not published",
+    note="bit for bit the seed's gelu_e3_range_scaled (gelu_implementations.cpp:4234 at "
+    "c2bf7bb)",
 ))
 register(built(
     "gelu", "E3 Range-Scale (improved)", "polynomial",

@@ -16,18 +16,18 @@ tanh-form core, with this exp). Tails: the seed's shared tail LUT below -3.5 and
 Worst inputs are then the tail LUT's (87 ulps at x = -7.66); on [-3.5, 3) the error is the tanh
 form's (up to 10% relative near -3) plus the PWL exp's 0.1%.
 
-That is H2 GELU-Softmax (improved). H2 GELU-Softmax (the seed's, ``core_seed``): e^w by the
-chords of e^x between the integers -4..4 (``seed_pwl_exp``; w clamped to [-4, 4], our reading),
-tanh z = (e^2z - 1)/(e^2z + 1), GELU = 0.5 x (1 + tanh z), the shared tail LUT below -3.5,
-x -> x from 3.
+That is H2 GELU-Softmax (improved). H2 GELU-Softmax is the seed's method, bit for bit
+(``core_seed``; its C++ at c2bf7bb, every bfloat16 output checked against its build by
+tests/test_gelu_seed_bits.py): e^w by the chords between its 4-digit values of e^k at k = -4..4
+(``seed_pwl_exp``: 0 below -4, 54.598 above 4), z limited to [-4, 4], tanh z = (e^2z - 1)/
+(e^2z + 1), GELU = 0.5 x (1 + tanh z); below -2 A&S 7.1.26's sum without its e^(-z^2)
+(``erf_b3.seed_as_phi_negative``, as E3's negative side); its tail LUT below -3.5, x -> x from 3.
 
 Measured (every input; bfloat16 max / mean, near_zero / core_pos / core_neg max; float16 max):
-    H2 GELU-Softmax             812 / 0.7734, 18 / 4 / 472, 6491  seed 1130 / 1.31, 18 / 4 / 822
+    H2 GELU-Softmax            1130 / 1.3066, 18 / 4 / 822, 9033  seed 1130 / 1.31, 18 / 4 / 822
     H2 GELU-Softmax (improved)   87 / 0.0983, 1 / 1 / 23, 462
-near_zero and core_pos are the seed's; the negative side is not (extending the end chords
-instead of clamping gives 15550), and the seed does not say what it did below -4. What the
-improvement buys: range reduction before the PWL (0.1% everywhere) takes core_neg 472 -> 23
-(the tanh form's own error at -3) and the max to the LUT's 87.
+What the improvement buys: range reduction before the PWL (0.1% everywhere) and no A&S piece
+take core_neg 822 -> 23 (the tanh form's own error at -3) and the max to the LUT's 87.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ import mpmath
 import numpy as np
 
 from ulplab.kit import fma, ldexp, lookup
+from ulplab.methods.gelu import erf_b3, tail
 from ulplab.methods.gelu.framing import frame_params, make_kernel, measured
 from ulplab.methods.gelu.seed_table import seed_figures
 from ulplab.methods.gelu.softex_h3 import EXP_CLAMP, TANH_FORM_PARAMS, tanh_form_core
@@ -82,46 +83,57 @@ def pwl_exp(w: np.ndarray, p: Params | None = None) -> np.ndarray:
 # The seed's H2: e^w by 8 chords on [-4, 4] (knots at the integers), the tanh quotient
 # ---------------------------------------------------------------------------------------------
 
-SEED_EXP_KNOTS = tuple(float(k) for k in range(-4, 5))  # the seed's 8 segments on [-4, 4]
-SEED_EXP_VALUES = np.array([float(mpmath.exp(k)) for k in SEED_EXP_KNOTS], dtype=np.float32)
+# The seed's H2 (gelu_implementations.cpp:4843 at c2bf7bb), bit for bit. Its PWL exp (:4815-4838):
+# e^w at w = -4, ..., 4 as its 3-5 digit decimals, each rounded to float32, linear between
+SEED_EXP_KNOTS = tuple(float(k) for k in range(-4, 5))
+SEED_EXP_VALUES = np.array([float.fromhex(v) for v in (
+    "0x1.2bd3c4p-6", "0x1.97f62cp-5", "0x1.15182ap-3", "0x1.78bac8p-2", "0x1.000000p+0",
+    "0x1.5bf142p+1", "0x1.d8e704p+2", "0x1.416042p+4", "0x1.b4c8b4p+5",
+)], dtype=np.float32)  # 0.0183, 0.0498, 0.1353, 0.3679, 1, 2.7183, 7.3891, 20.086, 54.598
+SEED_H2_A = f32(float.fromhex("0x1.988454p-1"))  # :4865 sqrt_2_over_pi = 0.7978845608f
+SEED_H2_B = f32(float.fromhex("0x1.6e4e26p-5"))  # :4866 c = 0.044715f
+SEED_H2_AS_BELOW = -2.0  # :4852 x < -2: A&S 7.1.26's sum without e^(-z^2)
 
 
 def seed_pwl_exp(w: np.ndarray, p: Params) -> np.ndarray:
-    """The seed's PWL exp: e^w ~ m_i w + b_i on the segment of w among EXP_KNOTS (chords through
-    e^(x_i), each value rounded once to float32); w clamped to [-4, 4] (our reading: the seed's
-    table covers [-4, 4] and says nothing beyond)."""
+    """The seed's pwl_exp: 0 below -4, 54.598 above 4, else the segment i = floor(w) + 4 (7 at
+    w = 4), t = w - w_i (its division by the knot spacing 1 is exact), fma(t, v_i+1 - v_i, v_i)."""
     with np.errstate(all="ignore"):
-        wc = np.minimum(np.maximum(w, p.EXP_KNOTS[0]), p.EXP_KNOTS[-1])
+        k = p.EXP_KNOTS
+        v = p.EXP_VALUES
         idx = np.zeros(w.shape, dtype=np.int32)
-        for k in p.EXP_KNOTS[1:-1]:
-            idx += wc >= k
-        x0, x1 = lookup(p.EXP_KNOTS, idx), lookup(p.EXP_KNOTS, idx + 1)
-        y0, y1 = lookup(p.EXP_VALUES, idx), lookup(p.EXP_VALUES, idx + 1)
-        m = (y1 - y0) / (x1 - x0)
-        return m * wc + (y0 - m * x0)  # m_i w + b_i
+        for b in k[1:-1]:
+            idx += w >= b
+        y0 = lookup(v, idx)
+        y = fma(w - lookup(k, idx), lookup(v, idx + 1) - y0, y0)
+        y = where32(w < k[0], 0.0, y)
+        return where32(w > k[-1], v[-1], y)
 
 
 def core_seed(x: np.ndarray, p: Params) -> np.ndarray:
-    """The seed's H2 GELU: e = PWL e^(2z), z = A (x + B x^3), tanh z = (e - 1)/(e + 1),
-    GELU = 0.5 x (1 + tanh z)."""
+    """The seed's H2 core: x < -2: ``erf_b3.seed_as_phi_negative(-x)`` times x; else
+    z = A fma((B x) x, x, x) limited to [-4, 4], e = pwl_exp(2z), tanh = (e - 1)/(e + 1),
+    GELU = (0.5 x)(1 + tanh)."""
     with np.errstate(all="ignore"):
-        z = p.SQRT_2_OVER_PI * (x + p.TANH_CUBIC * (x * x * x))
-        e = seed_pwl_exp(2.0 * z, p)
-        return (0.5 * x) * (1.0 + (e - 1.0) / (e + 1.0))
+        z = SEED_H2_A * fma((SEED_H2_B * x) * x, x, x)
+        z = np.clip(z, -4.0, 4.0)
+        e = seed_pwl_exp(f32(2.0) * z, p)
+        y = (f32(0.5) * x) * (f32(1.0) + (e - f32(1.0)) / (e + f32(1.0)))
+        return where32(x < SEED_H2_AS_BELOW, x * erf_b3.seed_as_phi_negative(-x), y)
 
 
 register(built(
     "gelu", "H2 GELU-Softmax", "softmax",
-    "the seed's: tanh form with e^w by 8 chords on [-4, 4] and the tanh quotient; tail LUT below "
-    "-3.5, x>=3 -> x",
-    make_kernel(core_seed, "lut"),
-    Params({**TANH_FORM_PARAMS, "EXP_KNOTS": knots_param(SEED_EXP_KNOTS),
+    "the seed's: tanh form with e^w by 8 chords on [-4, 4] (its 4-digit values) and the tanh "
+    "quotient; A&S 7.1.26's sum without e^(-z^2) below -2; its tail LUT below -3.5, x>=3 -> x",
+    make_kernel(core_seed, "seed-lut"),
+    Params({"EXP_KNOTS": knots_param(SEED_EXP_KNOTS),
             "EXP_VALUES": table_param(SEED_EXP_VALUES, of="e^x", at=SEED_EXP_KNOTS),
-            **frame_params("lut", seed_exp=True)}),
-    table_bytes=SEED_EXP_VALUES.nbytes * 2,
-    claims=measured((812, 0.7734), (6491, 46.3886)),
-    note="seed 1130, measured 812 (at -3.5; near_zero 18 and core_pos 4 as the seed's): the "
-    "seed does not say what its exp does outside [-4, 4]; clamped here",
+            **frame_params("seed-lut")}),
+    table_bytes=SEED_EXP_VALUES.nbytes * 2 + 4 * (tail.SEED_TAIL_MAIN.size
+                                                  + tail.SEED_TAIL_FINE.size),
+    claims=measured((1130, 1.3066), (9033, 81.4843)),
+    note="bit for bit the seed's gelu_h2_softmax_unit (gelu_implementations.cpp:4843 at c2bf7bb)",
     seed=seed_figures("H2 GELU-Softmax"),
 ))
 register(built(
@@ -135,6 +147,6 @@ register(built(
     table_bytes=EXP2_TABLE.nbytes,
     claims=measured((87, 0.0983), (462, 2.2927)),
     seed=seed_figures("H2 GELU-Softmax (improved)"),
-    note="the seed's H2 with a range-reduced PWL 2^f and x sigma(2u): bfloat16 max 812 -> 87 "
-    "(the LUT's), core_neg 472 -> 23",
+    note="the seed's H2 with a range-reduced PWL 2^f and x sigma(2u): bfloat16 max 1130 -> 87 "
+    "(the LUT's), core_neg 822 -> 23",
 ))
