@@ -72,15 +72,23 @@ def test_blend_weights(coeffs):
 
 
 def test_blend_is_core_and_tail_at_the_window_ends():
-    for name in ("E4v2 Wide", "E4v2 Wide (improved)"):  # the seed's pieces, the improved ones
-        m = get_method("gelu", name)
-        a, b = blend_e4.E4V2_WINDOW
-        x = np.array([a, b, a - 0.5, b + 0.5], dtype=f32)
-        y = m(x)
-        tl = tail.asymptotic_tail(x, m.params)
-        core = x * blend_e4.erf_b3.phi_b3(x, m.params)
-        assert y[0] == tl[0] and y[2] == tl[2]
-        assert y[1] == core[1] and y[3] == core[3]
+    m = get_method("gelu", "E4v2 Wide (improved)")
+    a, b = blend_e4.E4V2_WINDOW
+    x = np.array([a, b, a - 0.5, b + 0.5], dtype=f32)
+    y = m(x)
+    tl = tail.asymptotic_tail(x, m.params)
+    core = x * blend_e4.erf_b3.phi_b3(x, m.params)
+    assert y[0] == tl[0] and y[2] == tl[2]
+    assert y[1] == core[1] and y[3] == core[3]
+    # the seed's: its own tail up to its window's start -5, its core from the window's end -2 on
+    # (E4 Hermite's core is the same, and E4 Hermite blends only on [-4, -3])
+    seed = get_method("gelu", "E4v2 Wide")
+    a, b = blend_e4.SEED_WINDOWS["E4v2 Wide"]
+    x = np.array([a, a - 0.5, b, b + 0.5], dtype=f32)
+    y = seed(x)
+    tl = tail.seed_asymptotic_tail(x, seed.params)
+    assert y[0] == tl[0] and y[1] == tl[1]
+    assert np.array_equal(y[2:], get_method("gelu", "E4 Hermite")(x[2:]))
 
 
 def test_quadrature_rules():
