@@ -22,32 +22,30 @@ e = e^(-z^2) = ``tail.exp_neg(0.5*(x*x))``:
 
 Depths: the truncation error of each fraction was measured in float64 against mpmath (relative
 error of the erfc that Phi needs, z on a grid of step 0.01): split 3/2 with N_ERF = N_ERFC = 12
-SEED_F3_PURE_TAIL = -2.0  # the seed's F3 Pure: "asymptotic expansion for x < -2.0"
-SEED_B3_BELOW = -2.0      # the seed's F3 CF Erf: "B3-style erf fallback for x < -2"
-SEED_SATURATION = 3.0     # the seed's positive saturation x >= 3 -> x
 gives 4.7e-8 and 1.7e-8, below float32 rounding (the seed's split and depth are not stated).
 ``truncation_errors`` regenerates these figures.
 
-The seed's continued fraction as printed, erf(z) = (2z/sqrt pi)/(1 + z^2/(3 + 2z^2/(5 + 3z^2/(7
-+ ...)))), is not one of erf: it converges (depth 8 to 32 agree) to 0.522 at z = 0.5 (erf 0.5205),
-1.060 at 1.5 and 1.260 at 3. So the seed's methods here keep the fractions above (its depth is
-not given either) with the seed's thresholds, fallback and fast exp:
-    F3 Pure    the fractions, the asymptotic tail below x = -2 (the seed's "x < -2.0", where the
-               4-term series is 41% off at worst by its bound, in fact 7%), the seed's fast exp.
-    F3 CF Erf  the fractions for x >= -2, the seed's B3 erf (its constants, ``erf_b3``) on
-               [-3.5, -2), the shared tail LUT below -3.5, x >= 3 -> x, the seed's fast exp.
-"(improved)": this project's exp, and
+The seed's names are the seed's methods, bit for bit (``build_f3_seed``; its C++ at c2bf7bb,
+every bfloat16 output checked against its build by tests/test_gelu_seed_bits.py). Its code
+computes in float64 (so these two declare "float64 arithmetic" and are not float32-only): for
+|z| < 0.5 the Taylor series of erf to z^9; beyond, erf = 1 - e/(sqrt(pi) cf) with the fraction
+cf = |z| + (n/2)/cf (n = 8..1) and e = 1/(1 + z^2 + z^4/2 + z^6/6 + z^8/24) for z^2 < 4 (else 0),
+a Taylor stand-in for e^(-z^2); Phi = 0.5 (1 + erf), x Phi rounded to float32; x >= 3 -> x.
+    F3 Pure    that for x >= -2, the seed's asymptotic tail below.
+    F3 CF Erf  that for x >= -2, on [-3.5, -2) the float32 B3-style erf
+               (``erf_b3.seed_b3_fallback``), the seed's tail LUT below -3.5.
+"(improved)": the fractions above and this project's exp, and
     F3 Pure (improved)    the fractions down to x = -8.3125, the asymptotic tail below (error
                           below 105/x^8 = 6.9e-6 there);
-    F3 CF Erf (improved)  the fractions on [-3.5, inf), the shared tail LUT below -3.5.
+    F3 CF Erf (improved)  the fractions on [-3.5, inf), the tail LUT below -3.5.
 
 Measured (every input; bfloat16 max / mean, float16 max / mean):
-    F3 Pure    28 / 0.0117, 245 / 0.656   seed 28 (reproduced: core_neg 28 at -2.016)
-    F3 CF Erf  87 / 0.0719, 190 / 0.585   seed 87 (reproduced: the LUT's 87 at -7.65)
+    F3 Pure    28 / 0.0252, 245 / 1.527   seed 28 / 0.02
+    F3 CF Erf  87 / 0.1204, 690 / 3.711   seed 87 / 0.12
     F3 Pure (improved)    1 / 0.0020, 1 / 0.0001
     F3 CF Erf (improved) 87 / 0.0717, 190 / 0.566
-What the improvement buys: moving F3 Pure's tail from -2 to -8.3125 (the fraction is accurate
-there) takes bfloat16 28 -> 1 and float16 245 -> 1.
+What the improvement buys: accurate fractions and moving F3 Pure's tail from -2 to -8.3125 take
+bfloat16 28 -> 1 and float16 245 -> 1.
 """
 
 from __future__ import annotations
@@ -73,7 +71,6 @@ X_CLAMP = 16.0       # |x| clamped: erfc(16/sqrt 2) = 6e-58, Phi(16) is 1 in flo
 N_ERF = 12
 N_ERFC = 12
 SEED_F3_PURE_TAIL = -2.0  # the seed's F3 Pure: "asymptotic expansion for x < -2.0"
-SEED_B3_BELOW = -2.0      # the seed's F3 CF Erf: "B3-style erf fallback for x < -2"
 SEED_SATURATION = 3.0     # the seed's positive saturation x >= 3 -> x
 
 
@@ -164,34 +161,86 @@ def _params(tail_kind: str, tail_start: float) -> Params:
                    **tail.tail_params(tail_kind), "TAIL_START": threshold(tail_start)})
 
 
-def _seed_params(tail_kind: str, tail_start: float, b3_below: float | None) -> Params:
-    """The seed's F3: its tail threshold, its fast exp, and (F3 CF Erf) the seed's B3 erf below
-    B3_BELOW and x >= 3 -> x."""
-    decl = {**_params(tail_kind, tail_start).declarations(), **tail.SEED_EXP_PARAMS}
-    if b3_below is not None:
-        decl.update({k: v for k, v in erf_b3.PHI_DECL.items() if k not in decl})
-        decl.update(B3_BELOW=threshold(b3_below), SATURATION=threshold(SEED_SATURATION))
-        return Params(decl).replace(ERF_TAYLOR=erf_b3.ERF_TAYLOR[:erf_b3.SEED_ERF_TERMS],
-                                    AS_COEFFS=erf_b3.AS_COEFFS_SEED)
-    return Params(decl)
+# The seed's F3 (gelu_implementations.cpp at c2bf7bb: erf_continued_fraction_f64 :2238,
+# gelu_f3_cf_erf :2277, gelu_f3_pure :2326), bit for bit. It computes in double for x in
+# [-2, 3): its constants are double literals.
+SEED_F3_INV_SQRT2 = 0.7071067811865475244008443621048490392848  # :101 constants::INV_SQRT_2
+SEED_F3_TWO_OVER_SQRT_PI = 1.1283791670955126  # :2243
+SEED_F3_INV_SQRT_PI = 0.5641895835477563       # :2269
+SEED_F3_DOUBLE_FROM = -2.0  # :2282 (and :2333): below -2 the float fallback or the float tail
+
+
+def erf_cf_seed64(z: np.ndarray) -> np.ndarray:
+    """The seed's erf_continued_fraction_f64 in float64 (no a*b + c to contract in it):
+    |z| < 0.5: (S z) (((1 - z2/3 + z2^2/10) - z2^3/42) + z2^4/216); else the fraction
+    cf = |z| + (n/2)/cf from n = 8 down to 1 (cf = |z| to start), e = 1/(1 + z2 + z2^2/2 +
+    z2^3/6 + z2^4/24) for z2 < 4 (else 0), erf = +-(1 - (e/sqrt(pi))/cf)."""
+    with np.errstate(all="ignore"):
+        z2 = z * z
+        z4 = z2 * z2
+        z6 = z4 * z2
+        z8 = z6 * z2
+        series = 1.0 - z2 / 3.0 + z4 / 10.0 - z6 / 42.0 + z8 / 216.0
+        small = (SEED_F3_TWO_OVER_SQRT_PI * z) * series
+        az = np.abs(z)
+        cf = az
+        for n in range(8, 0, -1):
+            cf = az + (n * 0.5) / cf
+        e = np.where(z2 < 4.0, 1.0 / (1.0 + z2 + z4 / 2.0 + z6 / 6.0 + z8 / 24.0), 0.0)
+        big = 1.0 - (e * SEED_F3_INV_SQRT_PI) / cf
+        big = np.where(z >= 0.0, big, -big)
+        return np.where(az < 0.5, small, big)
+
+
+def build_f3_seed(p: Params) -> ArrayFn:
+    """The seed's F3 kernel: x from 3; for x >= -2 in float64, x 0.5 (1 + erf_cf(x/sqrt 2))
+    rounded to float32; below -2 the seed's tail LUT below -3.5 and ``erf_b3.seed_b3_fallback``
+    above (F3 CF Erf), or its asymptotic tail (F3 Pure). A NaN input gives its NaN with the sign
+    set, as the seed's build returns it."""
+    lut = "SEED_TAIL_MAIN" in p
+
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            xd = x.astype(np.float64)
+            core = (xd * (0.5 * (1.0 + erf_cf_seed64(xd * SEED_F3_INV_SQRT2)))).astype(f32)
+            if lut:
+                low = where32(x < p.TAIL_START, tail.seed_tail_lut(x, p),
+                              erf_b3.seed_b3_fallback(x))
+            else:
+                low = tail.seed_asymptotic_tail(x, p)
+            y = where32(x < SEED_F3_DOUBLE_FROM, low, core)
+            y = where32(x >= SEED_SATURATION, x, y)
+            return where32(np.isnan(x), -np.abs(x), y)
+
+    return impl
+
+
+def _seed_params(tail_kind: str, tail_start: float) -> Params:
+    return Params({**tail.tail_params(tail_kind), "TAIL_START": threshold(tail_start)})
 
 
 register(built(
     "gelu", "F3 Pure", "continued-fraction",
-    "Phi from the erf/erfc continued fractions (depth 12); asymptotic tail below -2 (the seed's), "
-    "the seed's fast exp",
-    build_f3, _seed_params("pure", SEED_F3_PURE_TAIL, None), table_bytes=0,
-    claims={"bfloat16": Claim(28, 0.0117), "float16": Claim(245, 0.6556)},
+    "the seed's: Phi from its erf continued fraction in float64 (Taylor for |z|<0.5, a Taylor "
+    "stand-in for e^(-z^2)); its asymptotic tail below -2, x>=3 -> x",
+    build_f3_seed, _seed_params("seed-pure", SEED_F3_PURE_TAIL), table_bytes=0,
+    library_calls=("float64 arithmetic",),
+    claims={"bfloat16": Claim(28, 0.0252), "float16": Claim(245, 1.5273)},
     seed=seed_figures("F3 Pure"),
+    note="bit for bit the seed's gelu_f3_pure (gelu_implementations.cpp:2326 at c2bf7bb); "
+    "computes in float64, as the seed does",
 ))
 register(built(
     "gelu", "F3 CF Erf", "continued-fraction",
-    "Phi from the erf/erfc continued fractions, the seed's B3 erf below -2, its tail LUT below "
-    "-3.5, x>=3 -> x, its fast exp",
-    build_f3, _seed_params("lut", tail.TAIL_LUT_START, SEED_B3_BELOW),
-    table_bytes=tail.TAIL_LUT_BYTES,
-    claims={"bfloat16": Claim(87, 0.0719), "float16": Claim(190, 0.585)},
+    "the seed's: Phi from its erf continued fraction in float64; its B3-style erf on [-3.5, -2), "
+    "its tail LUT below -3.5, x>=3 -> x",
+    build_f3_seed, _seed_params("seed-lut", tail.TAIL_LUT_START),
+    table_bytes=4 * (tail.SEED_TAIL_MAIN.size + tail.SEED_TAIL_FINE.size),
+    library_calls=("float64 arithmetic",),
+    claims={"bfloat16": Claim(87, 0.1204), "float16": Claim(690, 3.7111)},
     seed=seed_figures("F3 CF Erf"),
+    note="bit for bit the seed's gelu_f3_cf_erf (gelu_implementations.cpp:2277 at c2bf7bb); "
+    "computes in float64, as the seed does",
 ))
 register(built(
     "gelu", "F3 Pure (improved)", "continued-fraction",

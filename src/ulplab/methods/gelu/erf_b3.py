@@ -267,6 +267,24 @@ def seed_as_phi_negative(ax: np.ndarray) -> np.ndarray:
         return f32(0.5) * (f32(1.0) - fma(-t, s, one))
 
 
+def seed_b3_fallback(x: np.ndarray) -> np.ndarray:
+    """GELU as the seed's F2 and F3 compute it on [-3.5, -2) (:2208-2219, :2288-2299): the
+    1 - 1/(1 + p)^4 erf with p = a1 t + a2 t t + a3 t t t + a4 t t t t summed as written (its
+    build: fma(((a4 t) t) t, t, fma((a3 t) t, t, fma(a1, t, (a2 t) t)))), d^4 = ((d d) d) d,
+    no clamp; x 0.5 (1 + erf)."""
+    with np.errstate(all="ignore"):
+        z = x * SEED_ERF_INV_SQRT2
+        t = np.abs(z)
+        a1, a2, a3, a4 = (np.full_like(x, c) for c in SEED_ERF_RATIONAL)
+        p = fma(a1, t, (a2 * t) * t)
+        p = fma((a3 * t) * t, t, p)
+        p = fma(((a4 * t) * t) * t, t, p)
+        d = f32(1.0) + p
+        big = f32(1.0) - f32(1.0) / (((d * d) * d) * d)
+        erf = where32(z >= 0.0, big, -big)
+        return x * (f32(0.5) * (f32(1.0) + erf))
+
+
 def build_b3_seed(p: Params) -> ArrayFn:
     """The seed's B3/D2 kernel: x Phi (``phi_b3_seed``), the seed's tail (asymptotic, or its LUT
     where declared) below TAIL_START, x from 3."""
