@@ -3,10 +3,10 @@
 Idea: compute Phi (hence GELU = x Phi(x)) by Gaussian quadrature of the integral that defines it,
 with the integrand's exponentials from ``tail.exp_neg`` (no library exp).
 
-The seed mapped Phi(x) = int_0^1 phi(x - s/(1-s)) ds/(1-s)^2 to 8 Gauss-Legendre nodes and,
-because that is inaccurate in the tail, fell back to the B3 erf for x < -2 and to the shared
-tail LUT for x < -3.5 (seed, bfloat16: max 87, mean 0.11; the LUT's 87 at about -7.65). Here
-two quadratures, each on an integral that suits it, cover every x, so there is no fallback:
+The seed integrated Phi by 8 Gauss-Legendre nodes and, because that is inaccurate in the tail, fell
+back to a B3-style erf for x < -2 and to the shared tail LUT for x < -3.5 (seed, bfloat16: max 87,
+mean 0.11; the LUT's 87 at about -7.65). In the "(improved)" variant two quadratures, each on an
+integral that suits it, cover every x, so there is no fallback:
 
     |x| < 2: Phi(x) = 1/2 + x/sqrt(2 pi) int_0^1 e^(-x^2 u^2/2) du, by N_GL = 6 Gauss-Legendre
         nodes u_i on [0, 1]: Phi = 1/2 + x sum W_i e^(-x^2 A_i), A_i = u_i^2/2,
@@ -25,17 +25,18 @@ two quadratures, each on an integral that suits it, cover every x, so there is n
 Nodes and weights: ``gauss_tables`` at import time from numpy's ``leggauss``/``hermegauss``
 (float64, Golub-Welsch), the derived A_i, W_i, B_i, C_i in float64, each rounded once to float32.
 
-That is F2 Quadrature (improved). F2 Quadrature (the seed's, ``build_f2_seed``): the seed's map
-with 8 Gauss-Legendre nodes (``seed_gl_tables``: D_i = s_i/(1-s_i), V_i = w_i/(1-s_i)^2),
-Phi = sum V_i phi(x - D_i) with phi by the seed's fast exp, the seed's B3 erf (its constants)
-below -2, the shared tail LUT below -3.5, x -> x from 3.
+That is F2 Quadrature (improved). F2 Quadrature is the seed's method, bit for bit
+(``build_f2_seed``; its C++ at c2bf7bb, every bfloat16 output checked against its build by
+tests/test_gelu_seed_bits.py). Its code is not the map its text describes: it computes in
+float64 (so it declares "float64 arithmetic" and is not float32-only) Phi(x) = 1/2 + sign(x)
+|x|/sqrt(2 pi) sum w_i E(u_i), 8 Gauss-Legendre nodes t_i = node_i |x| on [0, 1] (10-digit
+decimals), u = t^2/2, E a Taylor polynomial of e^(-u) of degree 6 (u < 2) or 1/(its degree-3
+one) beyond, for x >= -2; the float32 B3-style erf on [-3.5, -2) (``erf_b3.seed_b3_fallback``);
+its tail LUT below -3.5; x -> x from 3.
 
 Measured (every input; bfloat16 max / mean, near_zero / core_pos / core_neg max; float16 max):
-    F2 Quadrature             87 / 0.1312, 3 / 45 / 1, 363   seed 87 / 0.11, 0 / 1 / 23
+    F2 Quadrature             87 / 0.1093, 1 / 1 / 23, 690   seed 87 / 0.11, 0 / 1 / 23
     F2 Quadrature (improved)   1 / 0.0020, 1 / 0 / 0, 1
-The max (the LUT's 87 at -7.65) is reproduced, the regions are not: 8 nodes on the infinite
-interval mapped to [0, 1) leave Phi 45 ulps off on core_pos here (the seed's 1 says it did
-something else there, unpublished), and the seed's core_neg 23 is its B3's, which gives 1 here.
 What the improvement buys: no LUT, no fallback: 87 -> 1.
 """
 
@@ -128,34 +129,55 @@ def build_f2(p: Params) -> ArrayFn:
 
 
 # ---------------------------------------------------------------------------------------------
-# The seed's F2: 8 Gauss-Legendre nodes on Phi(x) = int_0^1 phi(x - s/(1-s)) ds/(1-s)^2
+# The seed's F2 (gelu_implementations.cpp at c2bf7bb: phi_quadrature_f64 :2147, gelu_f2_quadrature
+# :2197), bit for bit: Phi(x) = 1/2 + sign(x) (1/sqrt(2 pi)) |x| sum_i w_i E(u_i), in float64,
+# with 8 Gauss-Legendre nodes and weights on [0, 1] as its 10-digit decimals (double literals)
 # ---------------------------------------------------------------------------------------------
 
-SEED_N_GL = 8
-SEED_B3_BELOW = -2.0  # the seed's "B3-style erf fallback for x < -2"
+SEED_GL_NODES = (0.0198550718, 0.1016667613, 0.2372337950, 0.4082826788,
+                 0.5917173212, 0.7627662050, 0.8983332387, 0.9801449282)  # :2158-2161
+SEED_GL_WEIGHTS = (0.0506142681, 0.1111905172, 0.1568533229, 0.1813418917,
+                   0.1813418917, 0.1568533229, 0.1111905172, 0.0506142681)  # :2162-2165
+SEED_INV_SQRT_2PI_64 = 0.3989422804014327  # :2191
+SEED_F2_DOUBLE_FROM = -2.0  # :2202: below -2 the float fallback and the float tail LUT
 
 
-def seed_gl_tables(n: int = SEED_N_GL) -> tuple[np.ndarray, np.ndarray]:
-    """D_i = s_i/(1 - s_i) and V_i = w_i/(1 - s_i)^2 for the n Gauss-Legendre nodes s_i and
-    weights w_i on [0, 1] (numpy's leggauss, float64), each rounded once to float32."""
-    u, w = np.polynomial.legendre.leggauss(n)
-    s, ws = (u + 1.0) / 2.0, w / 2.0
-    return (s / (1.0 - s)).astype(np.float32), (ws / (1.0 - s) ** 2).astype(np.float32)
-
-
-SEED_GL_D, SEED_GL_V = seed_gl_tables()
+def phi_quadrature_seed64(x: np.ndarray) -> np.ndarray:
+    """The seed's phi_quadrature_f64 in float64: u = (node |x|)^2/2; E(u) = 1 - u + u^2/2 - u^3/6
+    + u^4/24 - u^5/120 + u^6/720 for u < 2, else 1/(1 + u + u^2/2 + u^3/6) (Taylor stand-ins for
+    e^(-u)); the weighted sum times |x|, Phi = 0.5 + (sign/sqrt(2 pi)) sum, limited to [0, 1].
+    Its build fuses the sum's w E + s and the last line into FMAs; unfused, as here, every
+    bfloat16 output is the same (the -ffp-contract=off build has the same hash)."""
+    with np.errstate(all="ignore"):
+        ax = np.abs(x)
+        integral = np.zeros_like(x)
+        for node, w in zip(SEED_GL_NODES, SEED_GL_WEIGHTS, strict=True):
+            t = node * ax
+            u = (t * t) / 2.0
+            u2 = u * u
+            u3 = u2 * u
+            u4 = u3 * u
+            u5 = u4 * u
+            u6 = u5 * u
+            taylor = 1.0 - u + u2 / 2.0 - u3 / 6.0 + u4 / 24.0 - u5 / 120.0 + u6 / 720.0
+            rational = 1.0 / (1.0 + u + u2 / 2.0 + u3 / 6.0)
+            integral = integral + w * np.where(u < 2.0, taylor, rational)
+        integral = integral * ax
+        sign = np.where(x >= 0.0, 1.0, -1.0)
+        phi = 0.5 + (sign * SEED_INV_SQRT_2PI_64) * integral
+        phi = np.where(x > 6.0, 1.0, np.where(x < -6.0, 0.0, phi))
+        return np.clip(phi, 0.0, 1.0)
 
 
 def build_f2_seed(p: Params) -> ArrayFn:
-    """The seed's F2: Phi(x) = sum_i V_i phi(x - D_i) (phi by the seed's fast exp), the seed's
-    B3 erf below B3_BELOW, the shared tail LUT below -3.5, x from 3."""
+    """The seed's F2 kernel: x from 3; for x >= -2, x Phi in float64 (``phi_quadrature_seed64``)
+    rounded to float32; on [-3.5, -2) ``erf_b3.seed_b3_fallback``; its tail LUT below -3.5."""
     def impl(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
-            acc = np.zeros_like(x)
-            for d, v in zip(p.SEED_GL_D, p.SEED_GL_V, strict=True):
-                acc = acc + v * tail.gauss_pdf(x - d, p)
-            y = where32(x < p.B3_BELOW, x * erf_b3.phi_b3(x, p), x * acc)
-            y = tail.with_tail(x, y, p.TAIL_START, tail.tail_lut, p)
+            xd = x.astype(np.float64)
+            core = (xd * phi_quadrature_seed64(xd)).astype(np.float32)
+            low = where32(x < p.TAIL_START, tail.seed_tail_lut(x, p), erf_b3.seed_b3_fallback(x))
+            y = where32(x < SEED_F2_DOUBLE_FROM, low, core)
             y = where32(x >= p.SATURATION, x, y)
             return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
 
@@ -164,17 +186,18 @@ def build_f2_seed(p: Params) -> ArrayFn:
 
 register(built(
     "gelu", "F2 Quadrature", "quadrature",
-    "the seed's: Phi by 8-node Gauss-Legendre on int_0^1 phi(x - s/(1-s)) ds/(1-s)^2, the seed's "
-    "B3 erf below -2, tail LUT below -3.5, x>=3 -> x",
+    "the seed's: Phi by 8-node Gauss-Legendre on [0, x] in float64 with Taylor stand-ins for "
+    "e^(-t^2/2); its B3-style erf on [-3.5, -2), its tail LUT below -3.5, x>=3 -> x",
     build_f2_seed,
-    Params({**erf_b3.PHI_DECL, **tail.tail_params("lut", seed_exp=True),
-            "SEED_GL_D": table_param(SEED_GL_D), "SEED_GL_V": table_param(SEED_GL_V),
-            "B3_BELOW": threshold(SEED_B3_BELOW), "TAIL_START": threshold(tail.TAIL_LUT_START),
-            "SATURATION": threshold(3.0)}).replace(
-        ERF_TAYLOR=erf_b3.ERF_TAYLOR[:erf_b3.SEED_ERF_TERMS], AS_COEFFS=erf_b3.AS_COEFFS_SEED),
-    table_bytes=SEED_GL_D.nbytes + SEED_GL_V.nbytes + tail.TAIL_LUT_BYTES,
-    claims={"bfloat16": Claim(87, 0.1312), "float16": Claim(363, 4.7173)},
+    Params({**tail.tail_params("seed-lut"), "TAIL_START": threshold(tail.TAIL_LUT_START),
+            "SATURATION": threshold(3.0)}),
+    table_bytes=8 * (len(SEED_GL_NODES) + len(SEED_GL_WEIGHTS))
+    + 4 * (tail.SEED_TAIL_MAIN.size + tail.SEED_TAIL_FINE.size),
+    library_calls=("float64 arithmetic",),
+    claims={"bfloat16": Claim(87, 0.1093), "float16": Claim(690, 2.9997)},
     seed=seed_figures("F2 Quadrature"),
+    note="bit for bit the seed's gelu_f2_quadrature (gelu_implementations.cpp:2197 at "
+    "c2bf7bb); computes in float64, as the seed does",
 ))
 register(built(
     "gelu", "F2 Quadrature (improved)", "quadrature",
