@@ -1,8 +1,9 @@
 """Speed of the compiled det kernels against glibc's scalar float functions and NumPy's ufuncs.
 
     python benchmarks/bench_native.py [--n 16777216] [--runs 7] [--variant avx2] [--funcs exp,log]
+        [--threads T] [--json PATH] [--threshold]
 
-Single thread, 2^24 float32 inputs per function (ranges as benchmarks/bench_kernels.py: [-80, 80]
+2^24 float32 inputs per function (ranges as benchmarks/bench_kernels.py: [-80, 80]
 for exp, log-uniform [1e-30, 1e30] for log, [-100, 100] for sin/cos, [-8, 8] for the
 activations), every column measured in the same run on the same array, each call writing a
 fresh output array: one warm-up call each, then ``--runs`` rounds that time every column once in
@@ -12,13 +13,27 @@ a rotating order (``timing.interleaved_medians``), medians shown. Columns:
 * det: its correctly rounded float32 entry point (the two-pass runner, first pass then the
   entry point on the flagged inputs), what ``ulplab.det`` and a float32 user call; the ratios
   are det's;
-* glibc: a C loop calling glibc's float function per element (expf, logf, sinf, cosf, tanhf; the
-  activations as their textbook float formula over expf/erff), built with the same compiler and
-  flags as det (-O3 -ffp-contract=off and the variant's -march) and called the same way;
+* glibc: a C loop calling glibc's float function per element (expf, logf, sinf, cosf, tanhf,
+  erff; the activations as their textbook float formula over expf/erff), built with the same
+  compiler and flags as det (-O3 -ffp-contract=off and the variant's -march), called the same
+  way;
 * numpy: NumPy's ufunc (exp, log, sin, cos, tanh), or for the activations the NumPy expression
-  of the same textbook formula (for gelu the tanh form, NumPy having no erf).
+  of the same textbook formula (for gelu the tanh form; NumPy has no erf: "-").
+These four on one thread (``threads=1`` for det). Then, on ``--threads`` T threads (default every
+core), in the same rounds on the same array (converted once by ``torch.from_numpy``):
+* det T: the float32 entry point on T threads (``ulplab.det``'s default on this machine);
+* torch 1, torch T: PyTorch's op (torch.exp, log, sin, cos, tanh, sigmoid, F.silu, F.gelu,
+  torch.erf) after ``torch.set_num_threads(1)`` or ``(T)``; det T/torch T is the ratio of times;
+* scaling: det's time on one thread over its time on T (likewise torch's).
+OpenMP's threads wait passively (``OMP_WAIT_POLICY=PASSIVE`` unless set): spinning after a torch
+op they would hold the cores the next det call needs.
 Then the drop-in API on a bfloat16 PyTorch CPU tensor of 2^24 elements: ``det.gelu(t)`` (the
-exact lookup) against ``torch.nn.functional.gelu(t)`` on the same tensor (torch's own threads).
+exact lookup, on torch's thread count) against ``torch.nn.functional.gelu(t)`` on the same
+tensor, torch set to T threads.
+``--json PATH`` writes every figure (seconds and Melem/s) with the machine (``timing.machine``)
+so that a README table can be generated from it. ``--threshold``: det exp (float32) and the
+bfloat16 gelu lookup at 2^11 to 2^20 elements on one thread and forced onto T (the
+``native.MIN_PER_THREAD`` threshold set to one chunk), to see where threads start to pay.
 """
 
 from __future__ import annotations
@@ -28,18 +43,22 @@ import ctypes
 import os
 import subprocess
 import tempfile
+import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from timing import cpu_isa, interleaved_medians, median_seconds
+from timing import cpu_isa, interleaved_medians, machine, median_seconds
 
 GLIBC = {  # C expression over x (float) per function
     "exp": "expf(x)", "log": "logf(x)", "sin": "sinf(x)", "cos": "cosf(x)",
     "tanh": "tanhf(x)", "sigmoid": "1.0f / (1.0f + expf(-x))",
     "silu": "x / (1.0f + expf(-x))",
     "gelu": "0.5f * x * (1.0f + erff(x * 0x1.6a09e6p-1f))",
+    "erf": "erff(x)",
 }
 C_KAPPA = np.float32(0.7978845608028654)  # sqrt(2/pi), the tanh form's constant
 NUMPY = {
@@ -65,6 +84,34 @@ def glibc_kernels(flags: list[str], cc: str) -> ctypes.CDLL:
 
 
 
+def torch_ops() -> dict[str, Callable[[Any], Any]]:
+    """PyTorch's op for each function (empty where PyTorch is not installed)."""
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError:
+        return {}
+    return {"exp": torch.exp, "log": torch.log, "sin": torch.sin, "cos": torch.cos,
+            "tanh": torch.tanh, "sigmoid": torch.sigmoid, "silu": F.silu, "gelu": F.gelu,
+            "erf": torch.erf}
+
+
+def on_threads(op: Callable[[Any], Any], threads: int) -> Callable[[Any], Any]:
+    """``op`` run after ``torch.set_num_threads(threads)`` (every call: the rounds interleave
+    the thread counts)."""
+    import torch
+
+    def run(t: Any) -> Any:
+        torch.set_num_threads(threads)
+        return op(t)
+
+    return run
+
+
+def melem(n: int, seconds: float | None) -> str:
+    return "     -" if seconds is None else f"{n / seconds / 1e6:6.0f}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=1 << 24)
@@ -72,11 +119,30 @@ def main() -> None:
     ap.add_argument("--variant", default=None, help="native build variant (default: best)")
     ap.add_argument("--funcs", default=",".join(GLIBC),
                     help=f"comma-separated subset of {','.join(GLIBC)}")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                    help="threads of the all-thread columns (default: every core)")
+    ap.add_argument("--json", default=None, metavar="PATH", help="write every figure here")
+    ap.add_argument("--threshold", action="store_true",
+                    help="also time 2^11..2^20 elements on 1 and T threads")
     args = ap.parse_args()
     funcs = args.funcs.split(",")
-    if not funcs or not set(funcs) <= set(GLIBC) or args.n < 1 or args.runs < 1:
-        ap.error(f"--funcs takes names from {','.join(GLIBC)}; --n and --runs positive")
+    if (not funcs or not set(funcs) <= set(GLIBC) or args.n < 1 or args.runs < 1
+            or args.threads < 1):
+        ap.error(f"--funcs takes names from {','.join(GLIBC)}; --n, --runs and --threads "
+                 "positive")
+    if args.json:
+        from ulplab.errors import UsageError
+        from ulplab.files import check_writable
+
+        try:
+            check_writable(args.json)
+        except UsageError as exc:
+            ap.error(str(exc))
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    # torch's OpenMP threads otherwise spin for milliseconds after each op, holding the cores
+    # that the det call timed next needs (measured: 2^20 elements, det on 2 threads right after
+    # torch.exp took 2256 us, no faster than one thread; 1275 us with PASSIVE)
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from ulplab.export import native
 
     variant = args.variant or native.best_variant()
@@ -87,11 +153,25 @@ def main() -> None:
     ranges = {"exp": rng.uniform(-80, 80, n), "log": 10.0 ** rng.uniform(-30, 30, n),
               "sin": rng.uniform(-100, 100, n), "cos": rng.uniform(-100, 100, n)}
     act = rng.uniform(-8, 8, n)
+    threads = args.threads
+    ops = torch_ops()
+    if ops:
+        import torch
+
+        torch_threads = torch.get_num_threads()
+    capped = min(threads, native.cpu_count())
     print(f"n = {n}, variant {variant}, flags {' '.join(flags)}; Melem/s (median of {args.runs}"
-          " interleaved rounds)")
-    print(f"CPU: {cpu_isa()}")
-    print(f"{'function':<9} {'odd':>6} {'det':>6} {'glibc':>6} {'numpy':>6} "
-          f"{'det/glibc time':>17} {'det/numpy time':>17}")
+          f" interleaved rounds); T = {threads} threads" + (
+              f" (det capped at {capped} cores)" if capped < threads else ""))
+    print(f"CPU: {cpu_isa()}, {os.cpu_count()} cores")
+    print(f"{'':<9} {'--------- one thread ---------':>30}  {'time ratios':>13}   "
+          f"{'---------- T threads ----------':>31}  {'det T/':>6}  {'scaling 1->T':>12}")
+    print(f"{'function':<9} {'odd':>6} {'det':>6} {'glibc':>6} {'numpy':>6}  "
+          f"{'/glibc':>6} {'/numpy':>6}   {'det T':>6} {'torch1':>6} {'torchT':>6}  "
+          f"{'torchT':>6}  {'det':>5} {'torch':>6}")
+    record: dict[str, Any] = {"machine": machine(), "n": n, "runs": args.runs,
+                              "variant": variant, "flags": flags, "threads": threads,
+                              "functions": {}}
     for func in funcs:
         x = ranges.get(func, act).astype(np.float32)
         det = native.kernel(func, variant, "odd")
@@ -104,31 +184,112 @@ def main() -> None:
                  ctypes.c_long(x.size))
             return out
 
-        fns = {"odd": partial(det, x), "det": partial(det32, x), "glibc": partial(glibc, x),
-               "numpy": partial(NUMPY[func], x)}
+        fns = {"odd": partial(det, x, threads=1), "det": partial(det32, x, threads=1),
+               "glibc": partial(glibc, x), "det_T": partial(det32, x, threads=threads)}
+        if func in NUMPY:
+            fns["numpy"] = partial(NUMPY[func], x)
+        if func in ops:
+            tx = torch.from_numpy(x)
+            fns["torch_1"] = partial(on_threads(ops[func], 1), tx)
+            fns["torch_T"] = partial(on_threads(ops[func], threads), tx)
         with np.errstate(all="ignore"):
-            t = interleaved_medians(fns, args.runs)
-        t_det, t_32, t_glibc, t_np = t["odd"], t["det"], t["glibc"], t["numpy"]
-        print(f"{func:<9} {n / t_det / 1e6:6.0f} {n / t_32 / 1e6:6.0f} {n / t_glibc / 1e6:6.0f} "
-              f"{n / t_np / 1e6:6.0f} {t_32 / t_glibc:17.2f} {t_32 / t_np:17.2f}", flush=True)
+            t: dict[str, Any] = interleaved_medians(fns, args.runs)
+        if ops:
+            torch.set_num_threads(torch_threads)
+        t_np, t_1, t_tt = t.get("numpy"), t.get("torch_1"), t.get("torch_T")
+        ratio_np = "     -" if t_np is None else f"{t['det'] / t_np:6.2f}"
+        vs_torch = "     -" if t_tt is None else f"{t['det_T'] / t_tt:6.2f}"
+        torch_scaling = "     -" if t_1 is None or t_tt is None else f"{t_1 / t_tt:6.2f}"
+        print(f"{func:<9} {melem(n, t['odd'])} {melem(n, t['det'])} {melem(n, t['glibc'])} "
+              f"{melem(n, t_np)}  {t['det'] / t['glibc']:6.2f} {ratio_np}   "
+              f"{melem(n, t['det_T'])} {melem(n, t_1)} {melem(n, t_tt)}  {vs_torch}  "
+              f"{t['det'] / t['det_T']:5.2f} {torch_scaling}", flush=True)
+        record["functions"][func] = {
+            "seconds": t, "melem_per_s": {k: n / v / 1e6 for k, v in t.items()},
+            "det_T_over_torch_T": None if t_tt is None else t["det_T"] / t_tt,
+            "det_scaling": t["det"] / t["det_T"],
+            "torch_scaling": None if t_1 is None or t_tt is None else t_1 / t_tt}
 
-    bfloat16_torch(n, args.runs)
+    record["bfloat16_gelu"] = bfloat16_torch(n, args.runs, threads)
+    if args.threshold:
+        record["threshold"] = threshold(native, threads, args.runs)
+    if args.json:
+        from ulplab.files import write_json
+
+        write_json(args.json, record)
+        print(f"figures written to {args.json}")
 
 
-def bfloat16_torch(n: int, runs: int) -> None:
+def bfloat16_torch(n: int, runs: int, threads: int) -> dict[str, float | int] | None:
+    """det.gelu against F.gelu on a bfloat16 tensor, torch on ``threads`` threads (det follows
+    torch's count)."""
     try:
         import torch
     except ImportError:
         print("torch not installed: no bfloat16 tensor row")
-        return
+        return None
     from ulplab import det
 
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
     t = (torch.rand(n, generator=torch.Generator().manual_seed(0)) * 16 - 8).to(torch.bfloat16)
     t_det = median_seconds(det.gelu, t, runs=runs)
     t_torch = median_seconds(torch.nn.functional.gelu, t, runs=runs)
-    print(f"bfloat16 torch CPU tensor, n = {n}, {torch.get_num_threads()} torch threads: "
+    torch.set_num_threads(before)
+    print(f"bfloat16 torch CPU tensor, n = {n}, {threads} torch threads: "
           f"det.gelu {t_det * 1e3:.1f} ms, F.gelu {t_torch * 1e3:.1f} ms, "
           f"ratio {t_det / t_torch:.2f}")
+    return {"torch_threads": threads, "det_gelu_s": t_det,
+            "torch_gelu_s": t_torch, "ratio": t_det / t_torch}
+
+
+def per_call(fn: Callable[[], Any], n: int, runs: int) -> float:
+    """Median seconds of one ``fn()`` call, each of ``runs`` samples timing a loop of about
+    2^22 elements' worth of calls (short calls are timed many at a time)."""
+    reps = max(1, (1 << 22) // n)
+    fn()
+    samples = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        samples.append((time.perf_counter() - t) / reps)
+    samples.sort()
+    return samples[len(samples) // 2]
+
+
+def threshold(native: Any, threads: int, runs: int) -> list[dict[str, float | int]]:
+    """One thread against ``threads`` forced on (``MIN_PER_THREAD`` and its lookup twin set to
+    one chunk) for det exp (float32) and the bfloat16 gelu lookup, 2^11 to 2^20 elements."""
+    import ml_dtypes
+
+    from ulplab import det
+
+    kern = native.kernel("exp")
+    tab = det.table("gelu", "bfloat16")
+    rows = []
+    saved = native.MIN_PER_THREAD, native.MIN_PER_THREAD_LOOKUP
+    print(f"threshold: microseconds per call, 1 thread vs {threads} (forced)")
+    print(f"{'n':>8} {'exp 1':>8} {'exp T':>8} {'T/1':>5}   {'lookup 1':>8} {'lookup T':>8} "
+          f"{'T/1':>5}")
+    try:
+        for k in range(11, 21):
+            n = 1 << k
+            x = np.random.default_rng(k).uniform(-80, 80, n).astype(np.float32)
+            idx = x.astype(ml_dtypes.bfloat16).view(np.uint16)
+            native.MIN_PER_THREAD = native.MIN_PER_THREAD_LOOKUP = native.CHUNK
+            t = {"exp_1": per_call(partial(kern, x, threads=1), n, runs),
+                 "exp_T": per_call(partial(kern, x, threads=threads), n, runs),
+                 "lookup_1": per_call(partial(native.lookup, tab, idx, 1), n, runs),
+                 "lookup_T": per_call(partial(native.lookup, tab, idx, threads), n, runs)}
+            native.MIN_PER_THREAD, native.MIN_PER_THREAD_LOOKUP = saved
+            print(f"{n:>8} {t['exp_1'] * 1e6:8.1f} {t['exp_T'] * 1e6:8.1f} "
+                  f"{t['exp_T'] / t['exp_1']:5.2f}   {t['lookup_1'] * 1e6:8.1f} "
+                  f"{t['lookup_T'] * 1e6:8.1f} {t['lookup_T'] / t['lookup_1']:5.2f}", flush=True)
+            rows.append({"n": n, **t})
+    finally:
+        native.MIN_PER_THREAD, native.MIN_PER_THREAD_LOOKUP = saved
+    return rows
 
 
 if __name__ == "__main__":

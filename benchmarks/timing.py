@@ -52,3 +52,22 @@ def cpu_isa() -> str:
     except OSError:
         pass
     return f"{model}, ISA level {native.best_variant()}"
+
+
+def machine() -> dict[str, str | int | None]:
+    """What a benchmark's figures were measured on: the CPU and ISA level (``cpu_isa``), its
+    core count (``os.cpu_count()``), and the versions of Python, NumPy and PyTorch (None where
+    PyTorch is not installed)."""
+    import os
+    import platform
+
+    import numpy
+
+    try:
+        import torch
+
+        torch_version: str | None = torch.__version__
+    except ImportError:
+        torch_version = None
+    return {"cpu": cpu_isa(), "cpu_count": os.cpu_count(), "python": platform.python_version(),
+            "numpy": numpy.__version__, "torch": torch_version}
