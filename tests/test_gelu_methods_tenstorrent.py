@@ -39,9 +39,18 @@ def test_tt_fast_values():
     assert y[5] == 3.0 and y[6] == f32(1e30)
     # no x==0 branch in the kernel: at 0 it returns the first intercept
     assert get_method("gelu", "TT Fast (tt-llk)")(np.zeros(1, f32))[0] == tt.TT_FAST_INTERCEPTS[0]
-    # the seed's model copies the sign of x onto s|x| + c: x itself for x <= -3
-    seed = get_method("gelu", "TT Fast")(x)
-    assert seed[4] == -100.0 and seed[0] == y[0]
+    # the seed's form copies the sign of x onto s|x| + c: x itself for x <= -3
+    improved = get_method("gelu", "TT Fast (improved)")(x)
+    assert improved[4] == -100.0 and improved[0] == y[0]
+    # the seed's own: its 4-digit decimals, sign(x) (A|x| + B) with sign(0) = 1
+    seed = get_method("gelu", "TT Fast")
+    assert seed(x)[4] == -100.0
+    a, b = tt.SEED_TT_FAST_SLOPES[2], tt.SEED_TT_FAST_INTERCEPTS[2]
+    assert seed(x)[0] == f32(0.5) + (a + b)  # x = 1: fma(A, 1, B) = A + B, then one more rounding
+    assert tt.SEED_TT_FAST_SLOPES.tolist() == [f32(v) for v in (0.1928, 0.4939, 0.6189, 0.6099,
+                                                                0.5402, 0.5)]
+    tiny = seed(np.array([1e-20, -1e-20], dtype=f32))
+    assert tiny[0] == tt.SEED_TT_FAST_INTERCEPTS[0] and tiny[1] == -tt.SEED_TT_FAST_INTERCEPTS[0]
 
 
 def test_tt_accurate_coefficients_are_the_source_literals_in_float32():

@@ -27,7 +27,7 @@ BIT_EXACT = ["A1 Poly-7", "A1 Poly-9", "A1 Pure", "A3 Chebyshev", "A4 Cont.Frac"
              "D4 Non-uniform", "E3 Range-Scale", "E4 Hermite", "E4v2 Wide", "E4v3 Quintic",
              "E9 Remez BF16", "F3 CF Erf", "F3 Pure", "H2 GELU-Softmax", "H3 Pure", "H3 SoftEx",
              "R1 Poly-9", "R2 Rational", "R3 PWL", "R4 Pure", "R4 Tanh", "R5 LUT", "R5 Pure",
-             "TT Accurate"]
+             "TT Accurate", "TT Fast"]
 """The seed names whose outputs are the seed's on every input (the others: docs/seed-rebuild.md)."""
 
 

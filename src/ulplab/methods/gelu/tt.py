@@ -62,14 +62,16 @@ What the seed's table says and what ulplab measures (all bfloat16 inputs)
     TT Fast (tt-llk): max 29803, mean 6569.79, well below the seed. The seed modelled the table
     part as sign(x)*(s|x| + c) (its text: "returns x instead of ~0 for large negative inputs",
     tail max 32639), but the ISA documentation says lut2_sign keeps the sign of s|x| + c, so
-    here x <= -3 gives 0 rather than x. With the seed's sign copy (SIGN_COPY = 1, registered as
-    the seed's "TT Fast") the same tables give max 32639 and the seed's core_neg (478.8 / 1211) and
-    tail_neg (24357.4 / 32639) rows exactly, which confirms the cause; its near-zero figures
-    (mean 19710.6, max 28802; measured 6688.9, 14555) and hence its overall mean (15782.90;
-    measured 9348.61) were not reproduced. The remaining large errors: just above x = -3 the
-    sum 0.5x + 0.54|x| - 0.119 is a tiny positive number where GELU is -0.004 (max, at x =
-    -2.984375), the constant intercept c_0 = -1.04e-4 for tiny |x|, and the flush to 0 for -13.6
-    < x <= -3.
+    here x <= -3 gives 0 rather than x. "TT Fast" is the seed's model, bit for bit
+    (``build_tt_fast_seed``; its C++ at c2bf7bb, every bfloat16 output checked by
+    tests/test_gelu_seed_bits.py): sign(x) (A|x| + B) with sign(+-0) = 1 and its 4-digit decimal
+    A, B (not the hardware's fp16 words); it measures the seed's row, max 32639 and mean
+    15782.90 (its near-zero mean 19710.6 comes from B = -0.000104 multiplied by sign(x): tiny
+    positive x get -1.04e-4). "TT Fast (improved)" is the same form with the hardware's decoded
+    words and the sign copied (copysign, so tiny positive x get +1.04e-4): max 32639, mean
+    9348.61. The remaining large errors: just above x = -3 the sum 0.5x + 0.54|x| - 0.119 is a
+    tiny positive number where GELU is -0.004 (max, at x = -2.984375), the constant intercept
+    for tiny |x|, and (tt-llk) the flush to 0 for -13.6 < x <= -3.
 """
 
 from __future__ import annotations
@@ -224,14 +226,61 @@ def _tt_fast_params(sign_copy: int) -> Params:
                    "TT_FAST_CUTS": knots_param(TT_FAST_CUTS), "SIGN_COPY": integer(sign_copy)})
 
 
+# The seed's TT Fast (gelu_implementations.cpp:2710 at c2bf7bb), bit for bit: its table
+# TT_LUT_SEGMENTS (:2582-2589) as 4-digit decimals, each rounded to float32 (not the words the
+# hardware loads: "TT Fast (improved)" decodes those); the last segment, 0.5 |x| + 0, also
+# serves |x| >= 1e30, inf and NaN (its loop's default)
+SEED_TT_FAST_SLOPES = np.array([float.fromhex(h) for h in (
+    "0x1.8adabap-3", "0x1.f9c0ecp-2", "0x1.3ce076p-1", "0x1.3844d0p-1", "0x1.149518p-1",
+    "0x1.000000p-1")], dtype=np.float32)  # 0.1928, 0.4939, 0.6189, 0.6099, 0.5402, 0.5
+SEED_TT_FAST_INTERCEPTS = np.array([float.fromhex(h) for h in (
+    "-0x1.b43526p-14", "-0x1.48b43ap-3", "-0x1.1e69aep-2", "-0x1.0dd2f2p-2", "-0x1.e90ffap-4",
+    "0x0p+0")], dtype=np.float32)  # -0.000104, -0.1605, -0.2797, -0.2635, -0.1194, 0
+
+
+def build_tt_fast_seed(p: Params) -> ArrayFn:
+    """The seed's TT Fast as its README build evaluates it: the segment of |x| among
+    TT_FAST_CUTS, lut = sign (fma(A, |x|, B)) with sign = 1 for x >= 0 (so +-0 too) and -1
+    otherwise, GELU = fma(0.5, x, lut); a NaN input gives its NaN without its sign, as the seed's
+    build returns it."""
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            ax = np.abs(x)
+            k = np.zeros(x.shape, dtype=np.int32)
+            for cut in p.TT_FAST_CUTS:
+                k = k + (ax >= cut).astype(np.int32)
+            lut = fma(lookup(p.SEED_TT_FAST_SLOPES, k), ax, lookup(p.SEED_TT_FAST_INTERCEPTS, k))
+            lut = where32(x >= 0.0, lut, -lut)
+            y = fma(x, np.full_like(x, TT_FAST_HALF), lut)
+            return where32(np.isnan(x), ax, y)
+
+    return impl
+
+
 register(built(
     "gelu", "TT Fast", "tenstorrent",
-    "Tenstorrent fast GELU as the seed modelled it: 0.5x + sign(x)(s|x| + c), (s, c) from the "
-    "6-segment fp16 table by |x|",
+    "Tenstorrent fast GELU as the seed modelled it: 0.5x + sign(x)(A|x| + B), (A, B) its "
+    "4-digit decimals of the 6-segment table by |x|",
+    build_tt_fast_seed,
+    Params({"SEED_TT_FAST_SLOPES": table_param(SEED_TT_FAST_SLOPES),
+            "SEED_TT_FAST_INTERCEPTS": table_param(SEED_TT_FAST_INTERCEPTS),
+            "TT_FAST_CUTS": knots_param(TT_FAST_CUTS)}),
+    table_bytes=48,
+    claims={"bfloat16": Claim(32639, 15782.9011, inf_mismatches=1),
+            "float16": Claim(31743, 6086.8741, inf_mismatches=1)},  # -inf -> -inf
+    seed=seed_figures("TT Fast"),
+    note="bit for bit the seed's gelu_tt_fast (gelu_implementations.cpp:2710 at c2bf7bb)",
+))
+register(built(
+    "gelu", "TT Fast (improved)", "tenstorrent",
+    "Tenstorrent fast GELU in the seed's form 0.5x + sign(x)|s|x| + c|, (s, c) the 6-segment fp16 "
+    "table words the hardware loads, by |x|",
     build_tt_fast, _tt_fast_params(sign_copy=1),
     table_bytes=24,
     claims={"bfloat16": Claim(32639, 9348.6122), "float16": Claim(31743, 6071.4817)},
-    seed=seed_figures("TT Fast"),
+    seed=seed_figures("TT Fast (improved)"),
+    note="the seed's TT Fast with the slopes and intercepts the hardware loads (tt-llk's packed "
+    "fp16 words, decoded) instead of the seed's 4-digit decimals, and the sign copied",
 ))
 register(built(
     "gelu", "TT Fast (tt-llk)", "tenstorrent",
