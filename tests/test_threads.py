@@ -339,3 +339,17 @@ def test_a_forked_child_gets_its_own_pool():
                          timeout=120)
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.strip() == "child 0"
+
+
+def test_jax_arrays_take_threads_too(eight_cores):
+    """A float32 JAX array (eager and under jit) runs the compiled kernel on ``threads`` threads
+    inside its callback; the bits are those of one thread."""
+    jax = pytest.importorskip("jax")
+    x = random_float32(N, 13)
+    want = u32(det.tanh(x, threads=1))
+    for threads in (2, 7):
+        del eight_cores[:]
+        assert np.array_equal(u32(det.tanh(jax.numpy.asarray(x), threads=threads)), want)
+        assert eight_cores == [threads]
+        jitted = jax.jit(lambda v, t=threads: det.tanh(v, threads=t))
+        assert np.array_equal(u32(jitted(jax.numpy.asarray(x))), want)
