@@ -81,17 +81,18 @@ def test_regression_probes_what_a_method_declares(monkeypatch):
 
     # a renamed method with knots nobody else has: its own points, under its own name
     r3 = get_method("gelu", "R3 PWL")
-    ks = (0.0, 0.3125, 1.0, 2.0, 4.0)
-    moved = dataclasses.replace(r3.rebuild(KNOTS=ks), name="R3 moved")
-    assert regression.method_points(moved)["KNOTS"] == ("declared knots", list(ks))
+    ks = (0.3125, 1.0, 2.0)
+    moved = dataclasses.replace(r3.rebuild(SEED_R3_BREAKS=ks), name="R3 moved")
+    assert regression.method_points(moved)["SEED_R3_BREAKS"] == ("declared knots", list(ks))
     before = regression.regression_inputs(BF16)
     registered = list(methods_for("gelu"))
     monkeypatch.setattr(regression, "gelu_methods", lambda names=None: [*registered, moved])
     after = regression.regression_inputs(BF16)
     p = 0x3EA0  # 0.3125 in bfloat16
-    assert "R3 moved: KNOTS" in after[p] and "R3 moved: KNOTS" not in before.get(p, [])
+    label = "R3 moved: SEED_R3_BREAKS"
+    assert label in after[p] and label not in before.get(p, [])
     # the tables' knots: every knot of R5's Phi table, with the methods that read it
-    assert "R5 LUT: PHI_TABLE" in after[0xC010]  # -2.25 = -9 + 288 h
+    assert "R5 LUT (improved): PHI_TABLE" in after[0xC010]  # -2.25 = -9 + 288 h
     # and thresholds: the seed's D2 Pure tail at -3
     assert "D2 Pure: TAIL_START" in after[0xC040]
 

@@ -15,7 +15,7 @@ from ulplab.studies.common import got_bits, step_float32
 
 def test_quantization_changes_coefficients_and_results():
     res = STUDIES["quantization"]("bfloat16", methods=["TT Accurate", "R2 Rational (improved)",
-                                                        "E4 Hermite"])
+                                                        "E4 Hermite (improved)"])
     assert res["storage"] == ["bfloat16", "float16"]  # the registry's 16-bit formats
     rows = {r["tuple"]: r for r in res["tuples"]}
     tt = rows["TT Accurate: TT_ACCURATE_COEFFS"]
@@ -26,7 +26,8 @@ def test_quantization_changes_coefficients_and_results():
     assert r2q["float32"]["max_ulp"] == 87 and r2q["bfloat16"]["max_ulp"] > 1000
     assert rows["R2 Rational (improved): ASYMPTOTIC"]["storage"]["bfloat16"]["changed"] == 0
     # the blend polynomial is a parameter like any other (a closure once hid it from the study)
-    assert rows["E4 Hermite: BLEND"]["methods"][0]["method"] == "E4 Hermite"
+    e4 = rows["E4 Hermite (improved): BLEND"]["methods"][0]
+    assert e4["method"] == "E4 Hermite (improved)"
     # the registered method is untouched by the rebuilt ones
     m = get_method("gelu", "R2 Rational (improved)")
     assert all(isinstance(v, np.float32) for v in m.params.R2_Q)
@@ -35,8 +36,8 @@ def test_quantization_changes_coefficients_and_results():
 
 def test_coefficient_tuples_and_rebuild():
     labels = {c.label for c in coefficient_tuples()}
-    assert {"B3 Pure: ERF_TAYLOR", "TT Accurate: TT_ACCURATE_COEFFS", "R2 Rational: R2_P",
-            "B3 Pure: EXP_TAYLOR"} <= labels
+    assert {"B3 Pure (improved): ERF_TAYLOR", "TT Accurate: TT_ACCURATE_COEFFS",
+            "R2 Rational (improved): R2_P", "B3 Pure (improved): EXP_TAYLOR"} <= labels
     # every built GELU method declares parameters; every polynomial method a scheme
     for m in methods_for("gelu"):
         if m.family not in ("baseline", "deterministic"):
@@ -55,7 +56,7 @@ def test_coefficient_tuples_and_rebuild():
 
 
 def test_fma_study():
-    res = STUDIES["fma"]("float16", methods=["TT Accurate", "B1 Sigmoid"])
+    res = STUDIES["fma"]("float16", methods=["TT Accurate", "B1 Sigmoid (improved)"])
     rows = {r["method"]: r["schemes"] for r in res["methods"]}
     tt = rows["TT Accurate"]
     assert tt["horner-fma"]["max_ulp"] == get_method("gelu", "TT Accurate").claims[
@@ -65,7 +66,7 @@ def test_fma_study():
     assert tt["horner"]["differs_from_registered"] > 0
     assert tt["estrin-fma"]["differs_from_registered"] > 0
     # B1's only polynomials are the exp's and the asymptotic series in its tail LUT's far end
-    assert "B1 Sigmoid" in rows
+    assert "B1 Sigmoid (improved)" in rows
 
 
 def test_fma_study_covers_every_polynomial_method():
