@@ -7,6 +7,8 @@ if os.environ.get("PYTEST_XDIST_WORKER"):  # one thread per xdist worker: no ove
     # every table on cores the other xdist workers already use (tests that exercise the pool
     # set ULPLAB_WORKERS themselves)
     os.environ.setdefault("ULPLAB_WORKERS", "1")
+    # and det's kernels on one thread each (tests of threads pass threads= or clear it)
+    os.environ.setdefault("ULPLAB_NUM_THREADS", "1")
 
 import importlib.util
 from functools import cache

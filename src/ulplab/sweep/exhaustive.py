@@ -704,9 +704,11 @@ def _on_dask(job: Job, todo: list[tuple[int, int]], done: ChunkDone, scheduler: 
             # Without a dashboard the scheduler still serves /health and /metrics, by default on
             # port 8787, and warns when another cluster holds it: a free port on 127.0.0.1
             # instead. silence_logs: the workers' and scheduler's log lines (see
-            # _quiet_distributed) stay off standard error.
+            # _quiet_distributed) stay off standard error. One det thread per worker process
+            # (ULPLAB_NUM_THREADS=1): the workers already take one core each.
             with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_":
-                                  None}):
+                                  None,
+                                  "distributed.nanny.pre-spawn-environ.ULPLAB_NUM_THREADS": "1"}):
                 cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                        dashboard_address="127.0.0.1:0",
                                        scheduler_kwargs={"dashboard": False}, host="127.0.0.1",
