@@ -92,6 +92,19 @@ def _format(fmt: Any) -> Format:
     return get_format(check_name("format", fmt, list(FORMATS), Format))
 
 
+def _check_metric(metric: Any, function: str, fmt: Format, rounding: str,
+                  denormals: Any) -> str:
+    """``metric`` when it names one of ``METRICS`` defined for ``function``, ``fmt`` and the
+    truth's ``rounding`` and ``denormals`` (the seed metric: its own, nearest-even and ieee)."""
+    from ulplab.oracle.seed_metric import METRICS, check_metric, check_seed_truth
+
+    check_name("metric", metric, METRICS)
+    check_metric(metric, function, fmt)
+    if metric == "seed":
+        check_seed_truth(rounding, get_policy(denormals).name)
+    return metric
+
+
 def _check_takes(takes: Any) -> str | None:
     if takes is None:
         return None
@@ -118,7 +131,9 @@ class Report:
 
     The figures are ``stats.summarize``'s (fractions and NaN/inf counts defined there); ``stats``
     keeps its whole dictionary. ``x_bits``, ``got_bits``, ``expected_bits`` and ``ulp`` (-1 where
-    a side is NaN or infinite) hold every input measured, in input order.
+    a side is NaN or infinite) hold every input measured, in input order. ``metric``: "ulplab"
+    (against the oracle) or "seed" (``expected_bits`` the seed's reference, ``ulp`` its distance,
+    -1 on every input it skips).
     """
 
     function: str
@@ -144,12 +159,13 @@ class Report:
     got_bits: np.ndarray = field(repr=False, compare=False)
     expected_bits: np.ndarray = field(repr=False, compare=False)
     ulp: np.ndarray = field(repr=False, compare=False)
+    metric: str = "ulplab"
 
     @classmethod
     def from_stats(cls, stats: dict[str, Any], *, function: str, fmt: Format, method: str,
                    rounding: str, denormals: str, inputs: str, regions: Sequence[Region],
                    x_bits: np.ndarray, got: np.ndarray, expected: np.ndarray,
-                   ulp: np.ndarray) -> Report:
+                   ulp: np.ndarray, metric: str = "ulplab") -> Report:
         worst = [WorstInput(x=w["x"], x_bits=int(w["hex"], 16), expected=w["expected"],
                             expected_bits=int(w["expected_hex"], 16), got=w["got"],
                             got_bits=int(w["got_hex"], 16), ulp=w["ulp"])
@@ -163,7 +179,7 @@ class Report:
                    inf_mismatches=stats["inf_mismatches"], percentiles=stats["percentiles"],
                    histogram=stats["histogram"], worst=worst, regions=stats["regions"],
                    region_bounds=tuple(regions), stats=stats, x_bits=x_bits, got_bits=got,
-                   expected_bits=expected, ulp=ulp)
+                   expected_bits=expected, ulp=ulp, metric=metric)
 
     # -- per-input views
     def _fmt(self) -> Format:
@@ -198,7 +214,8 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         """The JSON object: what was measured, then the statistics of ``ulplab analyze``."""
         return {"function": self.function, "format": self.format, "method": self.method,
-                "rounding": self.rounding, "denormals": self.denormals, "inputs": self.inputs,
+                "metric": self.metric, "rounding": self.rounding, "denormals": self.denormals,
+                "inputs": self.inputs,
                 "regions_bounds": [{"name": n, "lo": lo, "hi": hi}
                                    for n, lo, hi in self.region_bounds],
                 **self.stats}
@@ -404,16 +421,19 @@ def _sampled_reference(function: str, fmt: Format, bits: np.ndarray, rounding: s
 
 def measure(methods: Sequence[Any], function: str, fmt: Format | str, *, rounding: str,
             denormals: str, inputs: Any, output_rounding: str = "nearest-even",
-            worst: int = 10, progress: bool = False) -> list[Report]:
+            worst: int = 10, progress: bool = False, metric: str = "ulplab") -> list[Report]:
     """Reports of several ``Method``s against one oracle reference (computed once); the
     arguments are ``analyze``'s, checked the same way."""
+    from ulplab.formats import all_patterns
     from ulplab.inputs import float32_random
     from ulplab.methods import Method
+    from ulplab.oracle.seed_metric import seed_reference, seed_regions
     from ulplab.stats import summarize
-    from ulplab.sweep import compare, reference
+    from ulplab.sweep import compare, reference, seed_compare
 
     fmt = _validate(function, fmt, rounding, denormals)
     check_name("output_rounding", output_rounding, ROUNDING_MODES, noun="rounding mode")
+    seed = _check_metric(metric, function, fmt, rounding, denormals) == "seed"
     worst = check_count("worst", worst)
     progress = check_flag("progress", progress)
     if isinstance(methods, Method | str) or not isinstance(methods, Sequence):
@@ -423,7 +443,11 @@ def measure(methods: Sequence[Any], function: str, fmt: Format | str, *, roundin
             raise ArgumentTypeError(f"methods must hold Method objects, got {_shown(m)}")
     if inputs is not None:
         bits = _given_bits(inputs, fmt)
-    if inputs is None and fmt.exhaustive:
+    if seed:
+        bits = all_patterns(fmt) if inputs is None else bits
+        expected = seed_reference(function, fmt, bits)
+        described = "exhaustive" if inputs is None else f"{bits.size} given"
+    elif inputs is None and fmt.exhaustive:
         bits, expected, described = None, None, "exhaustive"
     elif inputs is None:
         bits = float32_random(FLOAT32_SAMPLES, FLOAT32_SEED).view(np.uint32)
@@ -434,23 +458,26 @@ def measure(methods: Sequence[Any], function: str, fmt: Format | str, *, roundin
         described = f"{bits.size} given"
     if expected is None:
         expected = reference(function, fmt, rounding, denormals, bits, progress)
-    regions = get_function(function).regions
+    regions = seed_regions(function) if seed else get_function(function).regions
     reports = []
     for method in methods:
-        out = compare(method, function, fmt, rounding, denormals, output_rounding, progress,
-                      bits, expected)
+        if seed:
+            out = seed_compare(method, function, fmt, output_rounding, bits, expected)
+        else:
+            out = compare(method, function, fmt, rounding, denormals, output_rounding, progress,
+                          bits, expected)
         stats = summarize(out.x_bits, out.got, out.expected, out.ulp, fmt, regions, worst)
         reports.append(Report.from_stats(
             stats, function=function, fmt=fmt, method=method.name, rounding=rounding,
             denormals=get_policy(denormals).name, inputs=described, regions=regions,
-            x_bits=out.x_bits, got=out.got, expected=out.expected, ulp=out.ulp))
+            x_bits=out.x_bits, got=out.got, expected=out.expected, ulp=out.ulp, metric=metric))
     return reports
 
 
 def analyze(impl: Any, function: str, format: str | Format, *,
             rounding: str = "nearest-even", denormals: str = "ieee", inputs: Any = None,
             takes: str | None = None, output_rounding: str = "nearest-even", worst: int = 10,
-            progress: bool = False) -> Report:
+            progress: bool = False, metric: str = "ulplab") -> Report:
     """Measure ``impl`` against the correctly rounded ``function`` over ``format``.
 
     ``impl``: a method name ("det", "B3 Pure"), a ``Method``, or any callable on NumPy, PyTorch
@@ -460,7 +487,11 @@ def analyze(impl: Any, function: str, format: str | Format, *,
     patterns of float32; or a non-empty array (see ``input_bits``). ``rounding`` (one of
     ``ROUNDING_MODES``) and ``denormals`` (a policy name) define the truth, as in
     ``ulplab analyze``. ``takes``: None, "float32" or "format". ``worst``: how many worst inputs
-    the Report keeps, an integer >= 0. ``progress``: True or False.
+    the Report keeps, an integer >= 0. ``progress``: True or False. ``metric``: "ulplab" (the
+    correctly rounded oracle; +0 and -0 distinct; NaN/inf disagreements counted) or "seed" (the
+    seed research's C++ metric, ``ulplab.oracle.seed_metric``: a float64 reference rounded to
+    float32 then to the format, +0 = -0, NaN/inf inputs, results and references skipped; 16-bit
+    and narrower formats, nearest-even, ieee denormals).
 
     Every argument is checked before anything is measured: a wrong type raises a TypeError, a
     wrong value a ValueError (both ``UsageError``s), each naming the argument and what it may be.
@@ -470,12 +501,13 @@ def analyze(impl: Any, function: str, format: str | Format, *,
     _check_takes(takes)
     worst = check_count("worst", worst)
     progress = check_flag("progress", progress)
+    _check_metric(metric, function, fmt, rounding, denormals)
     if inputs is not None:  # refused before impl is first called
         inputs = _given_bits(inputs, fmt)
     method = _method(impl, function, fmt, takes)
     return measure([method], function, fmt, rounding=rounding, denormals=denormals,
                    inputs=inputs, output_rounding=output_rounding, worst=worst,
-                   progress=progress)[0]
+                   progress=progress, metric=metric)[0]
 
 
 def oracle(function: str, format: str | Format, rounding: str = "nearest-even",

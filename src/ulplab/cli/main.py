@@ -53,6 +53,12 @@ FIT_MAX_DEGREE = 40
 test keeps the two equal)."""
 
 
+METRIC_HELP = ("ulplab (default: the correctly rounded oracle, +0 and -0 distinct, NaN/inf "
+               "disagreements counted) or seed (the seed's C++: a float64 reference rounded to "
+               "float32 then to the format, +0 = -0, NaN/inf skipped; no oracle; 16-bit and "
+               "narrower formats)")
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}")
@@ -100,16 +106,17 @@ def _out():
 
 # ---------------------------------------------------------------- analyze
 def cmd_analyze(args: argparse.Namespace) -> int:
-    from ulplab.methods import select_methods
+    from ulplab.cli.report_cmd import check_metric_args, selected_methods
     from ulplab.report import analysis_csv, analysis_table, method_detail
     from ulplab.sweep import analyze
 
+    check_metric_args(args)
     if args.exhaustive:
         from ulplab.cli.exhaustive import run_analyze
 
         return run_analyze(args)
     fmt = get_format(args.format)
-    methods = select_methods(args.func, args.method)
+    methods = selected_methods(args.func, args.method)
     for path in (args.json, args.csv):
         if path:
             check_writable(path)
@@ -117,13 +124,18 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if not fmt.exhaustive or args.range:
         bits = _sampled_bits(fmt, args)
     result = analyze(methods, args.func, fmt, args.rounding, args.denormals,
-                     args.output_rounding, worst=args.worst, progress=not args.quiet, bits=bits)
+                     args.output_rounding, worst=args.worst, progress=not args.quiet, bits=bits,
+                     metric=args.metric)
     con = _out()
     con.print(analysis_table(result, details=args.details))
     if len(methods) == 1 or args.details:
         for m in result["methods"]:
             for t in method_detail(m, fmt.name):
                 con.print(t)
+    if result["metric"] == "seed":
+        con.print(f"Seed metric: a float64 reference rounded to float32, then to {fmt.name} "
+                  "(nearest-even); +0 = -0; inputs whose result or reference is NaN or infinite "
+                  "skipped; mean over the inputs counted, printed as the seed's --analyze does.")
     if result["ulp_ordinal"] == "flush-to-zero":
         con.print("ULP measured on the flush-to-zero ordinal: the smallest normal is one step "
                   "from zero.")
@@ -566,8 +578,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("analyze", help="measure methods over every input of a format")
     a.add_argument("func", help=fn_help)
-    a.add_argument("--method", default="all", help="M[,M...] or all (see `ulplab methods`)")
+    a.add_argument("--method", default="all", help="M[,M...], all, or seed (every method "
+                   "named as in the seed's results table, in its order; see `ulplab methods`)")
     _common(a, method=True)
+    a.add_argument("--metric", default="ulplab", help=METRIC_HELP)
     a.add_argument("--json", help="write every figure as JSON to this path")
     a.add_argument("--csv", help="write one row per method as CSV to this path")
     a.add_argument("--worst", type=whole(0, MAX_WORST), default=10,

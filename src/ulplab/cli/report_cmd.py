@@ -19,6 +19,32 @@ from ulplab.errors import UsageError
 from ulplab.files import check_writable, write_bytes, write_json, write_text
 
 
+def check_metric_args(args: argparse.Namespace) -> None:
+    """``--metric``: a known metric, defined for the function and format, with the seed's
+    rounding and denormals when it is ``seed``; else a one-line ``UsageError``."""
+    from ulplab.formats import get_format
+    from ulplab.oracle.seed_metric import check_metric, check_seed_truth
+
+    check_metric(args.metric, args.func, get_format(args.format))
+    if args.metric == "seed":
+        check_seed_truth(args.rounding, args.denormals)
+
+
+def selected_methods(function: str, spec: str) -> list[Any]:
+    """``--method``: "seed" (every method named as in the seed's results table, in its order),
+    or what ``select_methods`` reads ("all", M[,M...])."""
+    from ulplab.methods import canonical_name, select_methods
+    from ulplab.sweep import seed_methods
+
+    if canonical_name(spec) == "seed":
+        found = seed_methods(function)
+        if not found:
+            raise UsageError(f"--method seed: the seed's methods are gelu methods; {function} "
+                             "has none")
+        return found
+    return select_methods(function, spec)
+
+
 def _png_name(method: str, what: str) -> str:
     from ulplab.methods import canonical_name
 
@@ -36,9 +62,11 @@ def build_report(args: argparse.Namespace,
 
     fmt = get_format(args.format)
     reports = measure(methods, args.func, fmt, rounding=args.rounding, denormals=args.denormals,
-                      inputs=None, worst=args.worst, progress=not args.quiet)
+                      inputs=None, worst=args.worst, progress=not args.quiet,
+                      metric=args.metric)
     analysis = {
-        "function": args.func, "format": fmt.name, "rounding": args.rounding,
+        "function": args.func, "format": fmt.name, "metric": args.metric,
+        "rounding": args.rounding,
         "output_rounding": "nearest-even", "denormals": get_policy(args.denormals).name,
         "inputs": reports[0].inputs,
         "regions": [{"name": n, "lo": lo, "hi": hi} for n, lo, hi in reports[0].region_bounds],
@@ -46,9 +74,16 @@ def build_report(args: argparse.Namespace,
     }
     pngs: dict[str, bytes] = {"regions.png": png_bytes(region_figure(reports))}
     title = f"ulplab report: {args.func} on {reports[0].inputs} {fmt.name} inputs"
-    body = [f"<p>Oracle: correctly rounded, {args.rounding}; denormals: "
-            f"{analysis['denormals']}. The figures are those of <code>ulplab analyze</code>; "
-            "NaN! and Inf! count NaN/inf disagreements.</p>",
+    if args.metric == "seed":
+        intro = ("<p>Metric: the seed's C++ (<code>--metric seed</code>): a float64 reference "
+                 f"rounded to float32, then to {fmt.name}; +0 and -0 equal; inputs whose result"
+                 " or reference is NaN or infinite skipped. The figures are those of "
+                 "<code>ulplab analyze --metric seed</code>.</p>")
+    else:
+        intro = (f"<p>Oracle: correctly rounded, {args.rounding}; denormals: "
+                 f"{analysis['denormals']}. The figures are those of <code>ulplab analyze</code>;"
+                 " NaN! and Inf! count NaN/inf disagreements.</p>")
+    body = [intro,
             "<h2>Summary</h2>", html.summary_table(analysis["methods"]),
             "<h2>Max and mean ULP per region</h2>",
             html.png_img(pngs["regions.png"], "per-region max and mean ULP")]
@@ -84,13 +119,12 @@ def build_report(args: argparse.Namespace,
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ulplab.methods import select_methods
-
     if not (args.output or args.png is not None or args.json):
         raise UsageError("nothing to write: give -o FILE.html, --png DIR and/or --json FILE")
     if args.png is not None and not args.png.strip():
         raise UsageError("--png needs a directory name")
-    methods = select_methods(args.func, args.method)
+    check_metric_args(args)
+    methods = selected_methods(args.func, args.method)
     if not methods:
         raise UsageError("--method names no method")
     for path in (args.output, args.json):
@@ -130,10 +164,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("func", help="the function, e.g. gelu (see `ulplab functions`)")
     p.add_argument("--format", default="bfloat16", help=f"one of {', '.join(FORMATS)} "
                    "(float32: a fixed random sample)")
-    p.add_argument("--method", default="all", help="M[,M...] or all (see `ulplab methods`)")
+    p.add_argument("--method", default="all", help="M[,M...], all, or seed (every method "
+                   "named as in the seed's results table; see `ulplab methods`)")
     p.add_argument("--rounding", default="nearest-even",
                    help=f"rounding of the truth: {', '.join(ROUNDING_MODES)}")
     p.add_argument("--denormals", default="ieee", help=f"one of {', '.join(POLICIES)}")
+    p.add_argument("--metric", default="ulplab",
+                   help="ulplab (default: against the correctly rounded oracle) or seed (the "
+                   "seed's C++ metric; see `ulplab analyze --help`)")
     p.add_argument("-o", "--output", help="write the self-contained HTML page here")
     p.add_argument("--png", metavar="DIR", help="write each figure as a PNG file in DIR")
     p.add_argument("--json", help="write the figures of the summary table as JSON")

@@ -100,9 +100,37 @@ def _worst_region(m: dict[str, Any]) -> str:
     return f"{name} {regs[name]['max_ulp']}"
 
 
+def seed_analysis_table(result: dict[str, Any], details: bool = False) -> Table:
+    """The seed README's results table, measured with ``--metric seed``: one row per method
+    (Method, Mean, Max), sorted by max ULP as the seed's table is; methods of equal max keep the
+    order they were measured in (``--method seed``: the seed table's own order). Means as the
+    seed's ``--analyze`` prints them (4 decimals); ``details`` adds mean (2 decimals, as the
+    seed's region table) and max per region."""
+    regions = [r["name"] for r in result["regions"]]
+    which = (f"every {result['format']} input" if result.get("inputs", "exhaustive") ==
+             "exhaustive" else f"{result['inputs']} {result['format']} inputs")
+    title = f"{result['function']} on {which}: the seed's metric, sorted by max ULP"
+    columns = [("Method", "left"), ("Mean", "right"), ("Max", "right")]
+    if details:
+        for name in regions:
+            columns += [(f"{name} mean", "right"), (f"{name} max", "right")]
+    rows = []
+    for m in sorted(result["methods"], key=lambda m: m["max_ulp"]):  # stable: ties in order
+        cells = [m["method"], f"{m['mean_ulp']:.4f}", str(m["max_ulp"])]
+        if details:
+            for name in regions:
+                r = m["regions"][name]
+                cells += [f"{r['mean_ulp']:.2f}", str(r["max_ulp"])]
+        rows.append(cells)
+    return _table(title, columns, rows)
+
+
 def analysis_table(result: dict[str, Any], details: bool = False) -> Table:
     """Rows sorted by max ULP: mean, max, exact, <=1, NaN/inf disagreements and the region with
-    the largest error; ``details`` adds mean/max per region (the seed's wide layout)."""
+    the largest error; ``details`` adds mean/max per region (the seed's wide layout). A result
+    of ``--metric seed`` has the seed's own layout (``seed_analysis_table``)."""
+    if result.get("metric") == "seed":
+        return seed_analysis_table(result, details)
     regions = [r["name"] for r in result["regions"]]
     which = (f"every {result['format']} input" if result.get("inputs", "exhaustive") ==
              "exhaustive" else f"{result['inputs']} {result['format']} inputs")
@@ -256,4 +284,4 @@ def simple_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any
 
 
 __all__ = ["analysis_csv", "analysis_table", "console", "method_detail", "peers_tables",
-           "simple_table"]
+           "seed_analysis_table", "simple_table"]

@@ -3,6 +3,9 @@
     format -> inputs -> method -> outputs (rounded to the format) -> oracle -> ULP -> stats
 
 No Python loop runs per value: the method is called once on the whole array.
+
+With ``metric="seed"`` the oracle is not consulted: the reference, the distance and the inputs
+counted are the seed research's (``ulplab.oracle.seed_metric``).
 """
 
 from __future__ import annotations
@@ -28,6 +31,13 @@ from ulplab.formats import (
 )
 from ulplab.functions import Region, get_function
 from ulplab.methods import Method
+from ulplab.oracle.seed_metric import (
+    check_metric,
+    check_seed_truth,
+    seed_reference,
+    seed_regions,
+    seed_ulp,
+)
 from ulplab.oracle.table import evaluate, oracle_table
 from ulplab.stats import summarize
 from ulplab.ulp import ulp_distance
@@ -136,36 +146,77 @@ def compare(method: Method, function: str, fmt: Format | str, rounding: str = "n
     return Outputs(bits, got, expected, ulp)
 
 
+def seed_compare(method: Method, function: str, fmt: Format | str,
+                 output_rounding: str = "nearest-even", bits: np.ndarray | None = None,
+                 expected: np.ndarray | None = None) -> Outputs:
+    """One method measured as the seed's C++ measures it (``ulplab.oracle.seed_metric``): every
+    input of ``fmt`` or the patterns ``bits``; ``ulp`` is -1 on each input the seed skips."""
+    fmt = get_format(fmt)
+    check_metric("seed", function, fmt)
+    bits, got = method_outputs(method, fmt, "ieee", output_rounding, bits)
+    if expected is None:
+        expected = seed_reference(function, fmt, bits)
+    return Outputs(bits, got, expected, seed_ulp(bits, got, expected, fmt))
+
+
+def seed_methods(function: str) -> list[Method]:
+    """Every registered method named as in the seed's results table (``SEED_BF16``), in that
+    table's order ("Sorted by Max ULP", ties as the seed printed them); [] for a function the
+    seed has no methods of."""
+    from ulplab.methods import methods_for
+    from ulplab.methods.gelu.seed_table import SEED_BF16
+
+    by_name = {m.name: m for m in methods_for(function)}
+    return [by_name[name] for name in SEED_BF16 if name in by_name]
+
+
 def analyze(methods: Sequence[Method], function: str, fmt: Format | str,
             rounding: str = "nearest-even", denormals: str = "ieee",
             output_rounding: str = "nearest-even", regions: Sequence[Region] | None = None,
             worst: int = 10, progress: bool = True,
-            bits: np.ndarray | None = None) -> dict[str, Any]:
+            bits: np.ndarray | None = None, metric: str = "ulplab") -> dict[str, Any]:
     """Statistics of each method over every input of ``fmt`` or the sampled patterns ``bits``
-    (the JSON of ``ulplab analyze``)."""
+    (the JSON of ``ulplab analyze``). ``metric``: "ulplab" (the correctly rounded oracle) or
+    "seed" (the seed's C++ metric: no oracle; its regions' bounds; ``rounding`` and
+    ``denormals`` must be the seed's, nearest-even and ieee)."""
     fmt = get_format(fmt)
     spec = get_function(function)
-    regions = spec.regions if regions is None else regions
+    check_metric(metric, function, fmt)
+    seed = metric == "seed"
+    if seed:
+        check_seed_truth(rounding, denormals)
+    regions = (seed_regions(function) if seed else spec.regions) if regions is None else regions
     policy = get_policy(denormals)
     results = []
-    expected = reference(function, fmt, rounding, denormals, bits, progress)
+    sampled = bits is not None
+    if seed:
+        bits, _ = _inputs(fmt, denormals, bits)
+        expected = seed_reference(function, fmt, bits)
+    else:
+        expected = reference(function, fmt, rounding, denormals, bits, progress)
     for m in methods:
-        out = compare(m, function, fmt, rounding, denormals, output_rounding, progress, bits,
-                      expected)
+        if seed:
+            out = seed_compare(m, function, fmt, output_rounding, bits, expected)
+        else:
+            out = compare(m, function, fmt, rounding, denormals, output_rounding, progress, bits,
+                          expected)
         stats = summarize(out.x_bits, out.got, out.expected, out.ulp, fmt, regions, worst)
         results.append({"method": m.name, **stats,
                         "seed_max_ulp": m.seed.get(fmt.name)})  # the seed's published max
     return {
         "function": function,
         "format": fmt.name,
+        "metric": metric,
         "rounding": rounding,
         "output_rounding": output_rounding,
         "denormals": policy.name,
-        "inputs": "exhaustive" if bits is None else f"{len(bits)} sampled",
-        "ulp_ordinal": "flush-to-zero" if policy.ftz else "ieee",
+        "inputs": "exhaustive" if not sampled else f"{len(bits)} sampled",
+        "ulp_ordinal": ("seed: sorted finite values, +0 and -0 one" if seed else
+                        "flush-to-zero" if policy.ftz else "ieee"),
         "regions": [{"name": n, "lo": lo, "hi": hi} for n, lo, hi in regions],
         "methods": results,
     }
 
 
-__all__ = ["Outputs", "analyze", "compare", "method_outputs", "reference"]
+__all__ = ["Outputs", "analyze", "compare", "method_outputs", "reference", "seed_compare",
+           "seed_methods"]
