@@ -19,7 +19,8 @@ Region = tuple[str, float, float]
 INF = float("inf")
 
 GELU_REGIONS: tuple[Region, ...] = (
-    ("near_zero", -0.5, 0.5),  # |x| < 0.5 as in the seed; -0.5 itself belongs to core_neg
+    ("near_zero", -0.5, 0.5),  # [lo, hi): -0.5 counts here (the seed's |x| < 0.5 puts it in
+    # core_neg; --metric seed uses the seed's own regions, ulplab.oracle.seed_metric)
     ("core_pos", 0.5, 3.0),
     ("core_neg", -3.0, -0.5),
     ("tail_pos", 3.0, INF),
