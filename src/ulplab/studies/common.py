@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+from rich.table import Table
 
 from ulplab.errors import UsageError
 from ulplab.formats import Format, Kind, classify, get_format, to_values
@@ -27,6 +28,15 @@ from ulplab.sweep import method_outputs
 from ulplab.ulp import ulp_distance
 
 FUNCTION = "gelu"
+
+
+def seed_note(tables: list[Table], mode: str, text: str) -> list[Table]:
+    """Put the one-line comparison with the seed's analysis mode ``mode`` (e.g. "--fma") under
+    the last table (its caption), as every study does: what the seed's figures are and why they
+    differ from these, or that they are the same. Returns ``tables``."""
+    tables[-1].caption = f"seed {mode}: {text}"
+    tables[-1].caption_justify = "left"
+    return tables
 
 
 def fmt_of(fmt: Format | str) -> Format:
