@@ -54,3 +54,22 @@ def test_cli_seed_flag_is_refused_by_a_study_without_a_seed_way():
     args = parser.parse_args(["study", "cost-model", "--seed"])
     with pytest.raises(UsageError, match="no --seed variant"):
         args.run(args)
+
+
+# The seed's --regression table: (max ULP, failures) at its 50 points, bound 100.
+SEED_REGRESSION = {
+    "A1 Poly-7": (1547, 7), "A1 Poly-9": (1403, 7), "A1 Pure": (710, 4), "B1 Sigmoid": (1068, 5),
+    "B1v2 Sigmoid": (625, 6), "B3 Erf Poly": (87, 0), "B3 Pure": (1, 0), "C1 Spline": (35, 0),
+    "C1 Pure": (35, 0), "D2 LUT+Erf": (87, 0), "D2 Pure": (1, 0), "E4 Hermite": (57, 0),
+    "E9 Remez BF16": (710, 4), "F3 CF Erf": (87, 0), "F3 Pure": (11, 0), "R1 Poly-9": (1312, 4),
+    "R2 Rational": (1139, 4), "R3 PWL": (832, 3), "R4 Tanh": (166, 3), "R4 Pure": (1, 0),
+    "R5 LUT": (12, 0), "R5 Pure": (1, 0),
+}
+
+
+def test_regression_seed_way_reproduces_the_seed_table_and_says_so():
+    res = run_study("regression", "bfloat16", as_seed=True)
+    assert {r["method"]: (r["max_ulp"], r["failures"]) for r in res["methods"]} == SEED_REGRESSION
+    assert "seed --regression: its 50 points" in rendered("regression", res)
+    default = run_study("regression", "bfloat16", methods=["B3 Pure"])
+    assert "seed --regression: other question" in rendered("regression", default)

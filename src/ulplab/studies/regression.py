@@ -13,6 +13,12 @@ The input set is built, not listed by hand:
 
 Every method is run on the whole set. A failure is an input whose ULP distance exceeds the
 method's registered claim for the format (``Method.claims``), or a NaN/infinity disagreement.
+
+``as_seed=True`` asks the seed's G7/G8 question instead: its 50 fixed points
+(``SEED_POINTS``, float literals rounded to float32 then to the format), its 22 methods
+(``diagnose.SEED_METHODS``), its metric (``oracle.seed_metric``; a NaN or infinite result is
+skipped) and its one bound for every method, ``SEED_MAX_ULP`` = 100. It reproduces the seed's
+--regression table (docs/seed-studies.md).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from rich.table import Table
 from ulplab.analysis.saturation import saturation
 from ulplab.formats import Format, is_finite, next_down, next_up, round_to_format, to_values
 from ulplab.methods import Method
+from ulplab.oracle.seed_metric import seed_reference, seed_ulp
 from ulplab.stats import hex_bits
 from ulplab.studies.common import (
     claim_max,
@@ -34,8 +41,19 @@ from ulplab.studies.common import (
     gelu_methods,
     got_bits,
     nonfinite_mismatch,
+    seed_note,
 )
 from ulplab.ulp import ulp_distance
+
+# The seed's regression_suite::adversarial_points, and the bound its run_regression applies.
+SEED_POINTS: tuple[float, ...] = (
+    0.0, 1e-6, 1e-4, 0.001, 0.01, 0.1, -1e-6, -1e-4, -0.001, -0.01, -0.1,
+    0.25, 0.5, 1.0, 2.0, 4.0, -0.25, -0.5, -1.0, -2.0, -4.0,
+    2.9, 2.99, 3.0, 3.01, 3.1, -3.4, -3.49, -3.5, -3.51, -3.6,
+    -4.0, -4.5, -5.0, -5.5, -6.0, -7.0, -8.0, -8.375, 1.5, -1.5,
+    0.125, 0.0625, 8.0, 16.0, -0.125, -0.0625, -8.0, 0.00390625, 0.001953125,
+)
+SEED_MAX_ULP = 100
 
 POINT_KINDS = {"threshold": "declared thresholds", "knots": "declared knots",
                "table": "table knots"}
@@ -100,19 +118,35 @@ def regression_inputs(fmt: Format) -> dict[int, list[str]]:
     return src
 
 
+def seed_inputs(fmt: Format) -> dict[int, list[str]]:
+    """The seed's 50 points as patterns (float32 first, as its float literals) -> label."""
+    pats = round_to_format(np.array(SEED_POINTS, dtype=np.float32), fmt)
+    src: dict[int, list[str]] = {}
+    for p, v in zip(pats, SEED_POINTS, strict=True):
+        src.setdefault(int(p), []).append(f"seed point {v:g}")
+    return src
+
+
 def regression(fmt: Format | str = "bfloat16", methods: Sequence[str] | None = None,
-               show_failures: int = 5) -> dict[str, Any]:
+               show_failures: int = 5, as_seed: bool = False) -> dict[str, Any]:
+    from ulplab.studies.diagnose import SEED_METHODS
+
     fmt = fmt_of(fmt)
-    src = regression_inputs(fmt)
+    src = seed_inputs(fmt) if as_seed else regression_inputs(fmt)
     bits = np.array(sorted(src), dtype=np.int64).astype(fmt.uint)
     xs = to_values(bits, fmt)
-    expected = expected_bits(fmt, bits)
+    expected = seed_reference("gelu", fmt, bits) if as_seed else expected_bits(fmt, bits)
     rows = []
-    for m in gelu_methods(methods):
+    for m in gelu_methods(methods or (SEED_METHODS if as_seed else None)):
         got = got_bits(m, fmt, bits)
-        ulp = ulp_distance(got, expected, fmt)
-        bad_nf = nonfinite_mismatch(got, expected, fmt)
-        bound = claim_max(m, fmt)
+        if as_seed:
+            ulp = seed_ulp(bits, got, expected, fmt)
+            bad_nf = np.zeros(len(ulp), bool)
+            bound: int | None = SEED_MAX_ULP
+        else:
+            ulp = ulp_distance(got, expected, fmt)
+            bad_nf = nonfinite_mismatch(got, expected, fmt)
+            bound = claim_max(m, fmt)
         over = (ulp > bound) if bound is not None else np.zeros(len(ulp), bool)
         fail = over | bad_nf
         order = np.argsort(-np.where(fail, np.maximum(ulp, 0) + 1, 0), kind="stable")
@@ -132,18 +166,25 @@ def regression(fmt: Format | str = "bfloat16", methods: Sequence[str] | None = N
             k = kind_of.get(w) or ("saturation" if w.startswith("saturation")
                                    else "specials (subnormals, max, ±0, NaN, ±inf)")
             kinds[k] = kinds.get(k, 0) + 1
+    if as_seed:
+        kinds = {"the seed's adversarial points": len(bits)}
     return {"study": "regression", "function": "gelu", "format": fmt.name,
             "inputs": len(bits), "input_sources": kinds,
-            "rule": "failure: ULP > the method's registered claim max, or a NaN/inf mismatch",
+            "metric": "seed" if as_seed else "ulplab",
+            "rule": (f"failure: the seed's ULP > {SEED_MAX_ULP} (NaN/inf results skipped)"
+                     if as_seed else
+                     "failure: ULP > the method's registered claim max, or a NaN/inf mismatch"),
             "methods": rows, "all_passed": all(r["passed"] for r in rows)}
 
 
 def render(res: dict[str, Any]) -> list[Table]:
+    seed = res.get("metric") == "seed"
+    what_in = ("the seed's fixed points, its metric, bound 100 for all" if seed else
+               "boundaries, knots ±1 pattern, saturation, subnormals, specials")
     t = Table(title=f"regression: {res['inputs']} adversarial {res['format']} inputs "
-              f"(boundaries, knots ±1 pattern, saturation, subnormals, specials)",
-              title_justify="left")
-    for c in ("method", "family", "claim max", "max ULP", "failures", "NaN/inf!", "verdict",
-              "worst failure"):
+              f"({what_in})", title_justify="left")
+    for c in ("method", "family", "bound" if seed else "claim max", "max ULP", "failures",
+              "NaN/inf!", "verdict", "worst failure"):
         t.add_column(c, justify="left" if c in ("method", "family", "worst failure") else "right")
     for r in res["methods"]:
         ex = r["examples"][0] if r["examples"] else None
@@ -158,4 +199,7 @@ def render(res: dict[str, Any]) -> list[Table]:
     s.add_column("inputs", justify="right")
     for k, n in sorted(res["input_sources"].items()):
         s.add_row(k, str(n))
-    return [t, s]
+    note = ("its 50 points, 22 methods, metric and bound; max ULP and failures equal its table"
+            if seed else "other question: its 50 fixed points, its metric, one bound of 100 ULP "
+            "for all; here 3000+ built points, each method's own claim (--seed: the seed's)")
+    return seed_note([t, s], "--regression", note)
