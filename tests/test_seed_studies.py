@@ -73,3 +73,35 @@ def test_regression_seed_way_reproduces_the_seed_table_and_says_so():
     assert "seed --regression: its 50 points" in rendered("regression", res)
     default = run_study("regression", "bfloat16", methods=["B3 Pure"])
     assert "seed --regression: other question" in rendered("regression", default)
+
+
+# Each study with a note, run small (a narrow format or few methods) so that each run is fast;
+# the note names the seed mode and carries the evidence that makes it a seed defect or another
+# question (a figure from the seed's printout, or what its source does).
+NOTED = [
+    ("calibrate", {}, "seed --calibrate: its 24 knots", "duplicate names"),
+    ("cost-model", {"methods": ["A1 Poly-7"]}, "seed --cost-model:", "hand-typed"),
+    ("denormal", {"fmt": "float8_e4m3fn", "methods": ["B3 Pure"]}, "seed --denormal:",
+     "-1.02e-18"),
+    ("derivative", {"fmt": "float8_e4m3fn", "methods": ["B3 Pure"]}, "seed --derivative:",
+     "1.0625 at x = 2"),
+    ("fma", {"fmt": "float8_e4m3fn", "methods": ["A1 Pure"]}, "seed --fma:", "31325 ULP"),
+    ("inverse", {"fmt": "float8_e4m3fn"}, "seed (none):", "no analysis mode"),
+    ("quantization", {"fmt": "float8_e4m3fn", "methods": ["A1 Pure"]}, "seed --quantization:",
+     "Same for now"),
+    ("range-scale", {"fmt": "float8_e4m3fn"}, "seed --range-scale:", "1130 / 1.7232"),
+    ("sanity", {"fmt": "float8_e4m3fn"}, "seed --sanity:", "+100 ULP"),
+    ("sensitivity", {"fmt": "float8_e4m3fn", "tuples": ["R4 Pure: SEED_TANH_P"], "steps": [1]},
+     "seed --sensitivity:", "Placeholder"),
+    ("softmax-unit", {"vectors": 4}, "seed --softmax-unit:", "1130 / 1.3046"),
+    ("verify-knots", {}, "seed --verify-knots:", "8.5e-8"),
+    ("epss", {"fmt": "float8_e4m3fn", "budgets": [16]}, "seed --epss:", "832 ULP at -3.4844"),
+]
+
+
+@pytest.mark.parametrize(("name", "opts", "head", "evidence"), NOTED, ids=[n[0] for n in NOTED])
+def test_study_note_names_the_seed_mode_and_its_evidence(name, opts, head, evidence):
+    opts = dict(opts)
+    text = " ".join(rendered(name, run_study(name, opts.pop("fmt", "bfloat16"), **opts)).split())
+    assert head in text
+    assert evidence in text

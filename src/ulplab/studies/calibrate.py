@@ -26,7 +26,7 @@ from rich.table import Table
 
 from ulplab.formats import Format, get_format, round_to_format
 from ulplab.oracle.table import evaluate
-from ulplab.studies.common import float32_ulps_apart
+from ulplab.studies.common import float32_ulps_apart, seed_note
 from ulplab.studies.verify_knots import certified_bits, phi_ball
 from ulplab.ulp import ulp_distance
 
@@ -94,6 +94,14 @@ def calibrate(fmt: Format | str = "bfloat16") -> dict[str, Any]:
             f"{fmt.name}_differ": int((~fmt_ok).sum()), "seed_decimals": seed}
 
 
+# The comparison with the seed's --calibrate (docs/seed-studies.md).
+SEED_NOTE = (
+    "its 24 knots down to -8.3125 have the same float32 GELU and bfloat16 bits as here; it "
+    "also prints -8.375, -8.4375, -8.5 (past the committed table) and labels knots to one "
+    "decimal under duplicate names (GELU_N3_5 twice), a print defect"
+)
+
+
 def render(res: dict[str, Any]) -> list[Table]:
     f = res["format"]
     t = Table(title=f"calibrate: the tail LUT ({res['knots']} entries) against the oracle's "
@@ -114,5 +122,5 @@ def render(res: dict[str, Any]) -> list[Table]:
     for e in res["seed_decimals"]:
         s.add_row(f"{e['knot']:g}", f"{e['seed_literal']:.6e}", f"{e['oracle']:.8e}",
                   f"{e['ulp_float32']:+d}", f"{e['relative_error']:.2e}")
-    return [t, s]
+    return seed_note([t, s], "--calibrate", SEED_NOTE)
 

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from ulplab.formats import Format
 from ulplab.kit.count import ORDER
-from ulplab.studies.common import fmt_of, gelu_methods
+from ulplab.studies.common import fmt_of, gelu_methods, seed_note
 
 
 def cost_model(fmt: Format | str = "bfloat16", methods: Sequence[str] | None = None
@@ -40,6 +40,13 @@ def cost_model(fmt: Format | str = "bfloat16", methods: Sequence[str] | None = N
             "op_kinds": kinds, "methods": rows}
 
 
+# The comparison with the seed's --cost-model (docs/seed-studies.md).
+SEED_NOTE = (
+    "its counts (e.g. A1 Poly-7: 14 mul, 8 add) are a hand-typed table in its source, not "
+    "counted; these are traced from the kernels, saturation and rounding included"
+)
+
+
 def render(res: dict[str, Any]) -> list[Table]:
     t = Table(title=f"cost-model: operations per element (traced), sorted by total; "
               f"claims measured on every {res['format']} input", title_justify="left")
@@ -54,4 +61,4 @@ def render(res: dict[str, Any]) -> list[Table]:
                   ", ".join(r["library_calls"]) or "none",
                   "-" if r["claim_max_ulp"] is None else str(r["claim_max_ulp"]),
                   "-" if r["claim_mean_ulp"] is None else f"{r['claim_mean_ulp']:g}")
-    return [t]
+    return seed_note([t], "--cost-model", SEED_NOTE)

@@ -38,7 +38,7 @@ from rich.table import Table
 from ulplab.formats import Format, all_patterns, is_finite, round_to_format, to_values
 from ulplab.methods import methods_for
 from ulplab.oracle.table import evaluate
-from ulplab.studies.common import exhaustive_fmt, expected_bits, gelu_methods, got_bits
+from ulplab.studies.common import exhaustive_fmt, expected_bits, gelu_methods, got_bits, seed_note
 from ulplab.ulp import ulp_distance
 
 F32 = "float32"
@@ -147,6 +147,14 @@ def _f32() -> Format:
     return get_format(F32)
 
 
+# The comparison with the seed's --derivative (docs/seed-studies.md).
+SEED_NOTE = (
+    "it measures its C++ gelu_derivative, whose phi is 0.3989/(1 + x^2/2 + x^4/8 + 0.020833 "
+    "x^6), not G4's exp: 1.0625 at x = 2 and -0.0231 at x = -3 (true 1.0852, -0.0119), a seed "
+    "defect; G4 here is 0 ULP at its 9 points"
+)
+
+
 def render(res: dict[str, Any]) -> list[Table]:
     t = Table(title=f"derivative: GELU' implied by each method, {res['points']} points "
               f"({res['grid']})\n{res['procedure']}; truth: {res['truth']}",
@@ -165,4 +173,4 @@ def render(res: dict[str, Any]) -> list[Table]:
     for r in res["kernels"]:
         k.add_row(r["kernel"], str(r["max_ulp"]), f"{r['max_ulp_at']:.6g}",
                   f"{r['mean_ulp']:.4f}", str(r["negative_inputs"]), str(r["wrong_sign"]))
-    return [t, k]
+    return seed_note([t, k], "--derivative", SEED_NOTE)

@@ -26,7 +26,7 @@ from rich.table import Table
 from ulplab.formats import Format
 from ulplab.methods.params import SCHEMES
 from ulplab.oracle.table import oracle_table
-from ulplab.studies.common import exhaustive_fmt, gelu_methods, got_bits, ulp_summary
+from ulplab.studies.common import exhaustive_fmt, gelu_methods, got_bits, seed_note, ulp_summary
 
 
 def fma(fmt: Format | str = "bfloat16", methods: Sequence[str] | None = None
@@ -50,6 +50,15 @@ def fma(fmt: Format | str = "bfloat16", methods: Sequence[str] | None = None
             "scope": "every polynomial of each method, by its SCHEME parameter", "methods": rows}
 
 
+# The comparison with the seed's --fma (docs/seed-studies.md).
+SEED_NOTE = (
+    "it compares Horner and Estrin (both plain a*b + c, fused or not as the compiler chose) "
+    "for a degree-7 Phi polynomial no method uses, at 9 points; that polynomial is negative "
+    "at x = -2 (31325 ULP), a seed defect; here every method's own polynomials, every input, "
+    "fused and unfused"
+)
+
+
 def render(res: dict[str, Any]) -> list[Table]:
     t = Table(title=f"fma: polynomial evaluation schemes on every {res['format']} input "
               f"(max / mean ULP; 'diff' = results differing from the registered kernel; "
@@ -67,4 +76,4 @@ def render(res: dict[str, Any]) -> list[Table]:
             cells += [str(q["max_ulp"]), f"{q['mean_ulp']:.4f}",
                       str(q["differs_from_registered"])]
         t.add_row(*cells)
-    return [t]
+    return seed_note([t], "--fma", SEED_NOTE)

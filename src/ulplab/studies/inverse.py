@@ -43,7 +43,7 @@ from rich.table import Table
 from ulplab.formats import Format, all_patterns, is_finite, round_to_format, to_values
 from ulplab.methods.gelu import tail
 from ulplab.methods.gelu.erf_b3 import phi_b3
-from ulplab.studies.common import exhaustive_fmt, expected_bits, float32_ulps_apart
+from ulplab.studies.common import exhaustive_fmt, expected_bits, float32_ulps_apart, seed_note
 from ulplab.ulp import ulp_distance
 
 f32 = np.float32
@@ -178,6 +178,13 @@ def inverse(fmt: Format | str = "bfloat16") -> dict[str, Any]:
             "float32_y": t32, "stored_y": ts}
 
 
+# The comparison with the seed's (none) (docs/seed-studies.md).
+SEED_NOTE = (
+    "the seed's H1 inverse has no analysis mode in gelu_analysis (--help lists none), so "
+    "there is no seed figure to compare"
+)
+
+
 def render(res: dict[str, Any]) -> list[Table]:
     f = res["format"]
     t = Table(title=f"inverse (H1): x -> y -> Newton -> x' on the branch x >= "
@@ -208,4 +215,4 @@ def render(res: dict[str, Any]) -> list[Table]:
             b.add_row(f"{r['x']:.8g}", f"{r['y']:.8g}", f"{r['x_back']:.8g}", str(r["ulp"]),
                       str(r["iterations"]))
         out.append(b)
-    return out
+    return seed_note(out, "(none)", SEED_NOTE)

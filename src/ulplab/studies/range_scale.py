@@ -38,7 +38,7 @@ from ulplab.functions import GELU_REGIONS
 from ulplab.methods import get_method
 from ulplab.methods.gelu import rangescale_e3
 from ulplab.oracle.table import oracle_table
-from ulplab.studies.common import exhaustive_fmt, float32_ulps_apart, got_bits
+from ulplab.studies.common import exhaustive_fmt, float32_ulps_apart, got_bits, seed_note
 from ulplab.ulp import ulp_distance
 
 f32 = np.float32
@@ -111,6 +111,15 @@ def range_scale(fmt: Format | str = "bfloat16") -> dict[str, Any]:
             "regions": [r[0] for r in GELU_REGIONS], "variants": rows}
 
 
+# The comparison with the seed's --range-scale (docs/seed-studies.md).
+SEED_NOTE = (
+    "it prints the seed's E3 over every input, 1130 / 1.7232 (= ulplab analyze --method 'E3 "
+    "Range-Scale' --metric seed), against A1 Poly-7 typed in as 'Mean 3.61' (its metric gives "
+    "3.5801): another method, not E3 unscaled, so its 'IMPROVED' is a seed defect; here s is "
+    "varied inside E3 (improved)"
+)
+
+
 def render(res: dict[str, Any]) -> list[Table]:
     t = Table(title=f"range-scale (E3): {res['method']} with v = x/s on x >= 0, every "
               f"{res['format']} input (max / mean ULP)", title_justify="left")
@@ -127,4 +136,4 @@ def render(res: dict[str, Any]) -> list[Table]:
                   *[f"{v['regions'][r]['max_ulp']} / {v['regions'][r]['mean_ulp']:.3f}"
                     for r in res["regions"]], str(v["differs_from_registered"]),
                   f"{v['float32_differs']} ({v['float32_max_ulp_from_registered']})")
-    return [t]
+    return seed_note([t], "--range-scale", SEED_NOTE)

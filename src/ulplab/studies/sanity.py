@@ -38,7 +38,7 @@ from ulplab.formats import (
 from ulplab.methods import Method
 from ulplab.oracle.crosscheck import check_value
 from ulplab.oracle.table import oracle_table
-from ulplab.studies.common import exhaustive_fmt
+from ulplab.studies.common import exhaustive_fmt, seed_note
 from ulplab.sweep import compare
 from ulplab.ulp import ordinal_bitwise, ulp_distance
 
@@ -123,6 +123,14 @@ def sanity(fmt: Format | str = "bfloat16", sample: int = 400, seed: int = 0) -> 
             "all_passed": all(c["passed"] for c in checks)}
 
 
+# The comparison with the seed's --sanity (docs/seed-studies.md).
+SEED_NOTE = (
+    "it injects +0, +1, +5 and +100 ULP through its own calculator and finds 0, 1, 5, 100 "
+    "(all pass); checks 4 and 5 here are its first two, the others check more (two "
+    "calculators, ordinals, the oracle)"
+)
+
+
 def render(res: dict[str, Any]) -> list[Table]:
     t = Table(title=f"sanity: self-checks of the ULP framework ({res['format']}): "
               f"{'all passed' if res['all_passed'] else 'FAILED'}", title_justify="left")
@@ -130,4 +138,4 @@ def render(res: dict[str, Any]) -> list[Table]:
         t.add_column(c)
     for c in res["checks"]:
         t.add_row(c["check"], "pass" if c["passed"] else "FAIL", c["detail"])
-    return [t]
+    return seed_note([t], "--sanity", SEED_NOTE)

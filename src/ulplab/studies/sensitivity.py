@@ -20,7 +20,7 @@ from rich.table import Table
 from ulplab.formats import Format
 from ulplab.oracle.table import oracle_table
 from ulplab.studies.coefficients import find_tuple
-from ulplab.studies.common import exhaustive_fmt, got_bits, step_float32, ulp_summary
+from ulplab.studies.common import exhaustive_fmt, got_bits, seed_note, step_float32, ulp_summary
 
 DEFAULT_TUPLES = ("A1 Pure (improved): A1_Q", "R4 Pure (improved): TANH_P")
 STEPS = (-16, -4, -1, 1, 4, 16)
@@ -52,6 +52,14 @@ def sensitivity(fmt: Format | str = "bfloat16", tuples: Sequence[str] | None = N
             "steps_float32_ulps": list(steps), "tuples": out}
 
 
+# The comparison with the seed's --sensitivity (docs/seed-studies.md).
+SEED_NOTE = (
+    "its +1 and -1 ULP columns are the unperturbed ULP copied ('Placeholder' in its source), "
+    "so its 'Max change 0, Robustness GOOD' is not measured, a seed defect; here each "
+    "coefficient is moved and the method swept"
+)
+
+
 def render(res: dict[str, Any]) -> list[Table]:
     tables = []
     for r in res["tuples"]:
@@ -72,4 +80,4 @@ def render(res: dict[str, Any]) -> list[Table]:
                         f"{c['perturbed'][str(k)]['mean_ulp']:.4f}"
                         for k in res["steps_float32_ulps"]], f"{c['worst_delta_max']:+d}")
         tables.append(t)
-    return tables
+    return seed_note(tables, "--sensitivity", SEED_NOTE)

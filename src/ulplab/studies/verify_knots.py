@@ -36,7 +36,7 @@ from rich.table import Table
 from ulplab.formats import Format, get_format, round_dyadic
 from ulplab.methods import Method
 from ulplab.oracle.table import evaluate
-from ulplab.studies.common import float32_ulps_apart, gelu_methods
+from ulplab.studies.common import float32_ulps_apart, gelu_methods, seed_note
 
 F32 = get_format("float32")
 MAX_PRECISION = 1 << 14
@@ -213,6 +213,13 @@ def verify_knots(fmt: Format | str = "bfloat16", tables: Sequence[str] | None = 
             "other_arrays": others if not tables else []}
 
 
+# The comparison with the seed's --verify-knots (docs/seed-studies.md).
+SEED_NOTE = (
+    "it prints C1's 10 knots (GELU and GELU' stored vs float64, differences up to 8.5e-8) and "
+    "C1 at 8 points; here every committed table against its correctly rounded float32 value"
+)
+
+
 def render(res: dict[str, Any]) -> list[Table]:
     t = Table(title=f"verify-knots: {res['entries']} table entries against the correctly "
               f"rounded float32 value at each knot ({res['total_mismatches']} mismatches)\n"
@@ -242,4 +249,4 @@ def render(res: dict[str, Any]) -> list[Table]:
     for a in res["other_arrays"]:
         o.add_row(a["array"], a["why"])
     out.append(o)
-    return out
+    return seed_note(out, "--verify-knots", SEED_NOTE)
