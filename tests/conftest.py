@@ -1,4 +1,15 @@
+import atexit
 import os
+import shutil
+import tempfile
+
+if "TORCHINDUCTOR_CACHE_DIR" not in os.environ:
+    # torch.compile's on-disk cache, private to this test process: inductor's shared cache is
+    # not keyed by ATEN_CPU_CAPABILITY, and a graph cached under one capability and run under
+    # another gave wrong bits, then a double free (torch 2.13, measured here)
+    _inductor = tempfile.mkdtemp(prefix="ulplab-tests-inductor-")
+    atexit.register(shutil.rmtree, _inductor, ignore_errors=True)
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = _inductor
 
 if os.environ.get("PYTEST_XDIST_WORKER"):  # one thread per xdist worker: no oversubscription
     os.environ.setdefault("OMP_NUM_THREADS", "1")
