@@ -127,3 +127,22 @@ def needs(*names: str) -> pytest.MarkDecorator:
 def with_needs(names: tuple[str, ...] | list[str]) -> list[object]:
     """``names`` (backends or packages) as parameters, each marked with what it ``needs``."""
     return [pytest.param(n, marks=needs(n)) if n in OPTIONAL else n for n in names]
+
+
+def run_cli(capsys, argv):
+    """(exit status, stdout, the non-blank stderr lines) of ``ulplab ARGV`` run in-process."""
+    from ulplab.cli.main import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, [line for line in err.splitlines() if line.strip()]
+
+
+def one_line_error(capsys, argv, *needles):
+    """``ulplab ARGV`` exits 2 with one line on stderr, holding every needle; that line."""
+    code, _, err = run_cli(capsys, argv)
+    assert code == 2 and len(err) == 1 and err[0].startswith("ulplab: error: "), err
+    for n in needles:
+        assert n in err[0], err
+    return err[0]
+

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import needs
+from conftest import needs, one_line_error
 from ulplab.cli.main import main
 from ulplab.errors import UsageError
 from ulplab.files import check_writable, open_atomic, write_bytes, write_json, write_text
@@ -41,18 +41,6 @@ SMALL = ("analyze", "exp", "--format", "float32", "--method", "f32-naive", "--ex
 RANGES = ((0x3F7FF000, 0x3F801000), (0xC2A00000, 0xC2A01800))
 
 
-def _run(capsys, argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, [line for line in err.splitlines() if line.strip()]
-
-
-def _one_line_error(capsys, argv, *needles):
-    code, _, err = _run(capsys, argv)
-    assert code == 2 and len(err) == 1 and err[0].startswith("ulplab: error: "), err
-    for n in needles:
-        assert n in err[0], err
-    return err[0]
 
 
 # ---------------------------------------------------------------- 1. regular files only
@@ -110,7 +98,7 @@ def test_outputs_go_only_to_regular_files(command, target, tmp_path, capsys):
     path = TARGETS[target](tmp_path)
     before = _kind(path)
     argv = [str(path) if a == "{}" else a for a in COMMANDS[command]]
-    _one_line_error(capsys, argv, str(path), WHY[target])
+    one_line_error(capsys, argv, str(path), WHY[target])
     assert _kind(path) == before  # the device, FIFO, socket or directory is untouched
     assert not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())
 
@@ -118,7 +106,7 @@ def test_outputs_go_only_to_regular_files(command, target, tmp_path, capsys):
 def test_a_png_directory_holding_a_fifo_is_refused(tmp_path, capsys):
     figures = _directory(tmp_path)
     os.mkfifo(figures / "regions.png")
-    _one_line_error(capsys, ["report", "exp", "--format", "float8_e5m2", "--method", "det",
+    one_line_error(capsys, ["report", "exp", "--format", "float8_e5m2", "--method", "det",
                              "--png", str(figures), "--quiet"], "regions.png", "FIFO")
     assert stat.S_ISFIFO(os.stat(figures / "regions.png").st_mode)
 
@@ -155,7 +143,7 @@ def test_writes_are_atomic_and_keep_the_file_mode(tmp_path):
 
 def test_two_options_naming_one_file_are_refused(tmp_path, capsys):
     same = tmp_path / "same"
-    _one_line_error(capsys, [*SMALL, "--json", str(same), "--checkpoint", str(same)],
+    one_line_error(capsys, [*SMALL, "--json", str(same), "--checkpoint", str(same)],
                     "both name")
     assert not same.exists()
 
@@ -254,7 +242,7 @@ def test_a_finished_checkpoint_without_its_parts_says_so(tmp_path, capsys):
     capsys.readouterr()
     written = (tmp_path / "d.tsv").read_bytes()
     assert written.count(b"\n") == 2_708  # the header and 2,707 inputs 1 ULP off
-    _one_line_error(capsys, argv, "remove the checkpoint")
+    one_line_error(capsys, argv, "remove the checkpoint")
     assert (tmp_path / "d.tsv").read_bytes() == written  # left as it was
 
 
@@ -289,7 +277,7 @@ def test_a_failing_callable_is_one_line_naming_it_and_the_input(tmp_path, monkey
         argv[argv.index("f32-naive")] = f"callable:bad_callables:{fn}"
     else:
         argv += ["--callable", f"bad_callables:{fn}"]
-    line = _one_line_error(capsys, argv, f"callable:bad_callables:{fn}", "0x3f800000 (1.0)",
+    line = one_line_error(capsys, argv, f"callable:bad_callables:{fn}", "0x3f800000 (1.0)",
                            "8,389 inputs", why)
     assert "second line" not in line
     sys.modules.pop("bad_callables", None)
@@ -298,9 +286,9 @@ def test_a_failing_callable_is_one_line_naming_it_and_the_input(tmp_path, monkey
 # ---------------------------------------------------------------- 4. numbers
 @pytest.mark.parametrize("value", ["0", "-1", "1.5", "x", "", str(CORES + 1), "1000"])
 def test_worker_counts_are_checked_against_the_machine(value, capsys):
-    _one_line_error(capsys, [*SMALL, "--workers", value], "--workers")
+    one_line_error(capsys, [*SMALL, "--workers", value], "--workers")
     if value in (str(CORES + 1), "1000"):
-        _one_line_error(capsys, [*SMALL, "--workers", value], f"from 1 to {CORES}",
+        one_line_error(capsys, [*SMALL, "--workers", value], f"from 1 to {CORES}",
                         "os.cpu_count()")
 
 
@@ -339,13 +327,13 @@ def test_odd_numbers_of_an_exhaustive_run(extra, needle, tmp_path, monkeypatch, 
         argv += ["--range", "1", "1.001"]
     if "--workers" not in extra:
         argv += ["--workers", "1"]
-    _one_line_error(capsys, argv, needle)
+    one_line_error(capsys, argv, needle)
     assert not (tmp_path / "d.tsv").exists()
 
 
 @pytest.mark.parametrize("samples", ["0", "-3"])
 def test_samples_must_be_positive(samples, capsys):
-    _one_line_error(capsys, ["analyze", "exp", "--format", "float32", "--method", "f32-naive",
+    one_line_error(capsys, ["analyze", "exp", "--format", "float32", "--method", "f32-naive",
                              "--samples", samples, "--quiet"], "--samples")
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import ulplab
-from ulplab.cli.main import main
+from conftest import one_line_error, run_cli
 from ulplab.formats import EXHAUSTIVE_FORMATS, get_format, is_finite, to_values
 from ulplab.methods import Method
 from ulplab.methods.gelu.seed_table import SEED_BF16
@@ -36,18 +36,6 @@ ROUNDED_TWICE = {"E4 Hermite": "0.0445", "H2 GELU-Softmax": "1.3046", "A1 Poly-9
 seed's own build printed it (``gelu_analysis --analyze``, "Mean ULP:")."""
 
 
-def _run(capsys, argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, [line for line in err.splitlines() if line.strip()]
-
-
-def _one_line_error(capsys, argv, *needles):
-    code, _, err = _run(capsys, argv)
-    assert code == 2 and len(err) == 1 and err[0].startswith("ulplab: error: "), err
-    for n in needles:
-        assert n in err[0], err
-    return err[0]
 
 
 def _half_up(d: Decimal, decimals: int) -> Decimal:
@@ -80,7 +68,7 @@ def test_the_seed_command_regenerates_the_seed_readme_table(tmp_path, capsys):
     the seed's build printed. The maxima are held exactly.
     """
     path = tmp_path / "seed.json"
-    code, out, err = _run(capsys, [*SEED_COMMAND, "--json", str(path)])
+    code, out, err = run_cli(capsys, [*SEED_COMMAND, "--json", str(path)])
     assert code == 0 and not err, err
     result = json.loads(path.read_text())
     assert result["metric"] == "seed" and result["inputs"] == "exhaustive"
@@ -193,7 +181,7 @@ def test_non_finite_inputs_results_and_references_are_skipped():
                                                     ("exp", "float8_e5m2", "det")])
 def test_seed_metric_on_other_formats_and_functions(func, fmt, method, tmp_path, capsys):
     path = tmp_path / "r.json"
-    code, _, err = _run(capsys, ["analyze", func, "--format", fmt, "--method", method,
+    code, _, err = run_cli(capsys, ["analyze", func, "--format", fmt, "--method", method,
                                  "--metric", "seed", "--quiet", "--json", str(path)])
     assert code == 0 and not err, err
     result = json.loads(path.read_text())
@@ -203,7 +191,7 @@ def test_seed_metric_on_other_formats_and_functions(func, fmt, method, tmp_path,
 
 def test_the_default_metric_is_ulplab_and_is_said(tmp_path, capsys):
     path = tmp_path / "r.json"
-    code, _, err = _run(capsys, ["analyze", "gelu", "--method", "E4 Hermite", "--range", "1",
+    code, _, err = run_cli(capsys, ["analyze", "gelu", "--method", "E4 Hermite", "--range", "1",
                                  "2", "--quiet", "--json", str(path)])
     assert code == 0 and not err, err
     assert json.loads(path.read_text())["metric"] == "ulplab"
@@ -223,7 +211,7 @@ def test_python_api_takes_the_metric():
 
 def test_report_takes_the_metric(tmp_path, capsys):
     path = tmp_path / "r.json"
-    code, _, err = _run(capsys, ["report", "gelu", "--method", "E4 Hermite", "--metric", "seed",
+    code, _, err = run_cli(capsys, ["report", "gelu", "--method", "E4 Hermite", "--metric", "seed",
                                  "--quiet", "--json", str(path)])
     assert code == 0 and not err, err
     result = json.loads(path.read_text())
@@ -241,16 +229,16 @@ def test_report_takes_the_metric(tmp_path, capsys):
 ])
 def test_bad_metric_is_one_line(command, extra, needles, tmp_path, capsys):
     out = ["--json", str(tmp_path / "r.json")]
-    _one_line_error(capsys, [command, "gelu", "--method", "det", *extra, *out], *needles)
+    one_line_error(capsys, [command, "gelu", "--method", "det", *extra, *out], *needles)
     assert not (tmp_path / "r.json").exists()
 
 
 def test_method_seed_for_a_function_without_seed_methods_is_one_line(capsys):
-    _one_line_error(capsys, ["analyze", "tanh", "--method", "seed", "--metric", "seed"],
+    one_line_error(capsys, ["analyze", "tanh", "--method", "seed", "--metric", "seed"],
                     "--method seed", "gelu")
 
 
 def test_every_exhaustive_format_is_named_in_the_refusal(capsys):
-    line = _one_line_error(capsys, ["analyze", "gelu", "--format", "float32", "--method", "det",
+    line = one_line_error(capsys, ["analyze", "gelu", "--format", "float32", "--method", "det",
                                     "--metric", "seed"])
     assert all(name in line for name in EXHAUSTIVE_FORMATS)

@@ -288,15 +288,7 @@ def seed_b3_fallback(x: np.ndarray) -> np.ndarray:
 def build_b3_seed(p: Params) -> ArrayFn:
     """The seed's B3/D2 kernel: x Phi (``phi_b3_seed``), the seed's tail (asymptotic, or its LUT
     where declared) below TAIL_START, x from 3."""
-    tail_fn = tail.seed_tail_lut if "SEED_TAIL_MAIN" in p else tail.seed_asymptotic_tail
-
-    def impl(x: np.ndarray) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            y = tail.with_tail(x, x * phi_b3_seed(x, p), p.TAIL_START, tail_fn, p)
-            y = where32(x >= SEED_B3_SATURATION, x, y)
-            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
-
-    return impl
+    return tail.seed_frame(phi_b3_seed, SEED_B3_SATURATION, p)
 
 
 def seed_b3_code_params(tail_kind: str, tail_start: float) -> Params:

@@ -185,15 +185,7 @@ def seed_phi_r5(x: np.ndarray, p: Params) -> np.ndarray:
 def build_r5_seed(p: Params) -> ArrayFn:
     """The seed's R5 kernel: x Phi_table(x), the seed's tail (asymptotic, or its LUT where
     declared) below TAIL_START, x from 3."""
-    tail_fn = tail.seed_tail_lut if "SEED_TAIL_MAIN" in p else tail.seed_asymptotic_tail
-
-    def impl(x: np.ndarray) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            y = tail.with_tail(x, x * seed_phi_r5(x, p), p.TAIL_START, tail_fn, p)
-            y = where32(x >= SEED_R5_SATURATION, x, y)
-            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
-
-    return impl
+    return tail.seed_frame(seed_phi_r5, SEED_R5_SATURATION, p)
 
 
 def _seed_params(tail_kind: str, tail_start: float) -> Params:

@@ -379,3 +379,20 @@ def tail_params(kind: str, seed_exp: bool = False) -> dict[str, Param]:
 def tail_fn(kind: str) -> Callable[..., np.ndarray]:
     return {"pure": asymptotic_tail, "lut": tail_lut, "seed-pure": seed_asymptotic_tail,
             "seed-lut": seed_tail_lut}[kind]
+
+
+def seed_frame(phi: Callable[[np.ndarray, Params], np.ndarray], saturation: float,
+               p: Params) -> Callable[[np.ndarray], np.ndarray]:
+    """The seed's frame around x * Phi(x): its tail below TAIL_START (its LUT where the
+    parameters declare SEED_TAIL_MAIN, else its asymptotic tail), x itself from ``saturation``
+    up, and a NaN input returned as itself (the seed's B3/D2 and R5 kernels)."""
+    tail_fn = seed_tail_lut if "SEED_TAIL_MAIN" in p else seed_asymptotic_tail
+
+    def impl(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            y = with_tail(x, x * phi(x, p), p.TAIL_START, tail_fn, p)
+            y = where32(x >= saturation, x, y)
+            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+
+    return impl
+
