@@ -129,9 +129,7 @@ def build_c6(p: Params) -> ArrayFn:
             c0, c1 = p.TAYLOR
             near = x * fma(x, np.full_like(x, c1), np.full_like(x, c0))
             y = where32(np.abs(x) < p.NEAR_ZERO, near, y)
-            y = tail.with_tail(x, y, p.TAIL_START, tail.seed_asymptotic_tail, p)
-            y = where32(x >= p.SATURATION, x, y)
-            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+            return tail.seed_finish(x, y, p, tail.seed_asymptotic_tail, p.SATURATION)
 
     return impl
 

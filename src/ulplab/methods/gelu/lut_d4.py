@@ -153,9 +153,7 @@ def build_d4_seed(p: Params) -> ArrayFn:
             y = fma((x - x0) / (x1 - x0), y1 - y0, y0)
             near = x * fma(np.full_like(x, p.TAYLOR_X), x, np.full_like(x, 0.5))
             y = where32(np.abs(x) < p.TAYLOR_BELOW, near, y)
-            y = tail.with_tail(x, y, p.TAIL_START, tail.seed_tail_lut, p)
-            y = where32(x >= p.SATURATION, x, y)
-            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+            return tail.seed_finish(x, y, p, tail.seed_tail_lut, p.SATURATION)
 
     return impl
 

@@ -264,9 +264,7 @@ def build_c1_seed(p: Params) -> ArrayFn:
             y = gelu_seed_spline(x)
             near = fma(np.full_like(x, 0.5), x, SEED_TAYLOR * (x * x))
             y = where32(np.abs(x) < p.TAYLOR_BELOW, near, y)
-            y = tail.with_tail(x, y, p.TAIL_START, tail_fn, p)
-            y = where32(x >= p.SATURATION, x, y)
-            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+            return tail.seed_finish(x, y, p, tail_fn, p.SATURATION)
 
     return impl
 

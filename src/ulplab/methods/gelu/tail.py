@@ -390,9 +390,17 @@ def seed_frame(phi: Callable[[np.ndarray, Params], np.ndarray], saturation: floa
 
     def impl(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
-            y = with_tail(x, x * phi(x, p), p.TAIL_START, tail_fn, p)
-            y = where32(x >= saturation, x, y)
-            return where32(np.isnan(x), x, y)  # NaN -> the input NaN itself
+            return seed_finish(x, x * phi(x, p), p, tail_fn, saturation)
 
     return impl
+
+
+def seed_finish(x: np.ndarray, y: np.ndarray, p: Params,
+                tail_fn: Callable[[np.ndarray, Params], np.ndarray],
+                saturation: float) -> np.ndarray:
+    """How the seed's kernels end: ``tail_fn`` below TAIL_START, x itself from ``saturation``
+    up, a NaN input returned as itself."""
+    y = with_tail(x, y, p.TAIL_START, tail_fn, p)
+    y = where32(x >= saturation, x, y)
+    return where32(np.isnan(x), x, y)
 
