@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ulplab.backends import BACKENDS, Unavailable, user_callable
+from ulplab.backends import BACKENDS, Unavailable, registered_backends, user_callable
+from ulplab.backends._isolated import BackendFailed, Pool
 from ulplab.errors import UsageError
 from ulplab.formats import (
     Format,
@@ -101,12 +102,21 @@ def report_card(func: str, fmt: Format | str, backends: Sequence[str] | None = N
                 callables: Sequence[str] = (), backward: bool = True, worst: int = 8, *,
                 methods: Sequence[Method] = (), rounding: str = "nearest-even",
                 denormals: str = "ieee", inputs: str = "all", via: str | None = None,
-                index: bool = False, progress: bool = False) -> dict[str, Any]:
+                index: bool = False, progress: bool = False, time_limit: float | None = None,
+                pool: Pool | None = None) -> dict[str, Any]:
     """Every backend over every input of ``fmt`` (or the set ``inputs``): ``ulplab peers``' JSON.
 
     ``rounding``/``denormals``/``via`` choose the reference (see ``ulplab.sweep.reference``);
     ``methods`` are registered ulplab methods measured beside the backends; ``index`` adds the
     ordinal index (0 = most negative finite value) of each worst input and result.
+
+    ``time_limit`` (seconds) runs each backend in a child process of its own
+    (``ulplab.backends._isolated``) that may take at most that long for each call: a backend
+    that crashes, hangs or raises gets a row in ``skipped`` with status "failed" and one line,
+    and the card goes on (``pool``: workers to reuse across cards, with their own limit). A
+    backend that cannot run (absent or half-installed package, no such function or format) is
+    status "skipped". Each row says whether the backend computed in the format itself or in
+    float32 (``computes_in``), and why not in the format where it tried (``why_float32``).
     """
     fmt = get_format(fmt)
     check_mode(rounding)
@@ -114,56 +124,85 @@ def report_card(func: str, fmt: Format | str, backends: Sequence[str] | None = N
     bits = None if inputs == "all" else input_set(fmt, inputs)
     if bits is not None and bits.size == 0:
         raise UsageError(f"no {inputs} inputs in {fmt.name}")
-    names = list(BACKENDS) if backends is None else list(backends)
+    names = ([n for n, b in BACKENDS.items() if b.on_card] if backends is None
+             else list(backends))
     user = [user_callable(spec) for spec in callables]  # import errors surface before any sweep
     rows: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
     derivative = get_function(func).derivative
     passes = [(func, False)] + ([(derivative, True)] if backward and derivative else [])
     planned = len(passes) * len(names) + len(user) + len(methods)
-    with steps(f"peers {func}", planned, progress) as advance:
-        for target, is_backward in passes:
-            candidates: list[tuple[str, Method]] = []
-            for name in names:
-                label = f"{name} (backward)" if is_backward else name
-                try:
-                    impl, takes = BACKENDS[name].make(func, fmt, is_backward)
-                except Unavailable as why:
-                    skipped.append({"backend": label, "reason": str(why)})
+    own_pool = pool is None and time_limit is not None
+    if own_pool:
+        pool = Pool(time_limit)
+    try:
+        with steps(f"peers {func}", planned, progress) as advance:
+            for target, is_backward in passes:
+                candidates: list[tuple[str, Method, str | None]] = []
+                for name in names:
+                    label = f"{name} (backward)" if is_backward else name
+                    why_f32: str | None
+                    try:
+                        if pool is None:
+                            impl, takes = BACKENDS[name].make(func, fmt, is_backward)
+                            why_f32 = getattr(impl, "why_float32", None)
+                        else:
+                            impl, takes, why_f32 = pool.make(
+                                BACKENDS[name], func, fmt.name, is_backward,
+                                registered=name in registered_backends())
+                    except Unavailable as why:
+                        skipped.append({"backend": label, "status": "skipped",
+                                        "reason": str(why)})
+                        advance()
+                        continue
+                    except BackendFailed as why:
+                        skipped.append({"backend": label, "status": "failed",
+                                        "reason": str(why)})
+                        advance()
+                        continue
+                    candidates.append((label, Method(target, label, "peer",
+                                                     BACKENDS[name].describe, impl,
+                                                     takes=takes), why_f32))
+                if not is_backward:
+                    candidates += [(label, Method(target, label, "peer", USER_IDEA, fn), None)
+                                   for label, fn in user]
+                    candidates += [(m.name, m, None) for m in methods]
+                expected = None
+                for label, m, why_f32 in candidates:
+                    try:
+                        with np.errstate(all="ignore"):  # overflow/invalid are results, not news
+                            if expected is None:
+                                expected = reference(target, fmt, rounding, denormals, bits,
+                                                     False, via)
+                            out = compare(m, target, fmt, rounding, denormals, progress=False,
+                                          bits=bits, expected=expected)
+                            behaviours = _behaviours(m, out, fmt, denormals)
+                    except UsageError:
+                        raise
+                    except Exception as exc:
+                        reason = str(exc) if isinstance(exc, BackendFailed) else \
+                            f"failed: {_one_line(exc)}"
+                        if m.idea == USER_IDEA:  # the user's own code failing is an error
+                            raise UsageError(f"--callable {label} {reason}") from None
+                        skipped.append({"backend": label, "status": "failed",
+                                        "reason": reason})  # a backend: reported
+                        advance()
+                        continue
+                    stats = summarize(out.x_bits, out.got, out.expected, out.ulp, fmt, (),
+                                      worst)
+                    stats.pop("regions", None)
+                    if index:
+                        _add_index(stats, fmt, policy.ftz)
+                    computes_in = fmt.name if m.takes == "format" else "float32"
+                    row = {"backend": label, "reference": target, "computes_in": computes_in,
+                           **stats, **behaviours}
+                    if why_f32:
+                        row["why_float32"] = why_f32
+                    rows.append(row)
                     advance()
-                    continue
-                candidates.append((label, Method(target, label, "peer", BACKENDS[name].describe,
-                                                 impl, takes=takes)))
-            if not is_backward:
-                candidates += [(label, Method(target, label, "peer", USER_IDEA, fn))
-                               for label, fn in user]
-                candidates += [(m.name, m) for m in methods]
-            expected = None
-            for label, m in candidates:
-                try:
-                    with np.errstate(all="ignore"):  # overflow/invalid are results, not news
-                        if expected is None:
-                            expected = reference(target, fmt, rounding, denormals, bits, False,
-                                                 via)
-                        out = compare(m, target, fmt, rounding, denormals, progress=False,
-                                      bits=bits, expected=expected)
-                except UsageError:
-                    raise
-                except Exception as exc:
-                    reason = f"failed: {_one_line(exc)}"
-                    if m.idea == USER_IDEA:  # the user's own code failing is an error, not a row
-                        raise UsageError(f"--callable {label} {reason}") from None
-                    skipped.append({"backend": label, "reason": reason})  # a backend: reported
-                    advance()
-                    continue
-                stats = summarize(out.x_bits, out.got, out.expected, out.ulp, fmt, (), worst)
-                stats.pop("regions", None)
-                if index:
-                    _add_index(stats, fmt, policy.ftz)
-                with np.errstate(all="ignore"):
-                    behaviours = _behaviours(m, out, fmt, denormals)
-                rows.append({"backend": label, "reference": target, **stats, **behaviours})
-                advance()
+    finally:
+        if own_pool and pool is not None:
+            pool.close()
     return {"function": func, "format": fmt.name, "rounding": rounding,
             "denormals": policy.name, "inputs": inputs, "reference_via": via,
             "ulp_ordinal": "flush-to-zero" if policy.ftz else "ieee",
