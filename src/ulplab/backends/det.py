@@ -13,6 +13,12 @@ from ulplab.formats import Format
 ORDER = 100
 """Where the backends of this module come on the card (lowest first)."""
 
+ISA_SETTINGS = {
+    "ULPLAB_MAX_ISA=portable": ({"ULPLAB_MAX_ISA": "portable"}, ""),
+    "ULPLAB_MAX_ISA=avx2": ({"ULPLAB_MAX_ISA": "avx2"}, "avx2"),
+}
+"""The builds of ulplab's compiled loops it may use: label -> (environment, CPU flag needed)."""
+
 
 def _det(func: str, fmt: Format, backward: bool) -> tuple[ArrayFn, str]:
     from ulplab import det

@@ -13,6 +13,17 @@ from ulplab.formats import Format
 ORDER = 20
 """Where the backends of this module come on the card (lowest first)."""
 
+ISA_SETTINGS = {
+    "--xla_cpu_max_isa=SSE4_2": ({"XLA_FLAGS": "--xla_cpu_max_isa=SSE4_2"}, ""),
+    "--xla_cpu_max_isa=AVX2": ({"XLA_FLAGS": "--xla_cpu_max_isa=AVX2"}, "avx2"),
+    "--xla_cpu_max_isa=AVX512": ({"XLA_FLAGS": "--xla_cpu_max_isa=AVX512"}, "avx512f"),
+}
+"""The instructions XLA's CPU compiler may emit, set before JAX starts: label -> (environment,
+the CPU flag the level needs)."""
+
+COMPILED = {"jax-eager": "jax"}
+"""The eager backend -> its compiled variant (jax.jit)."""
+
 
 def _jax(native: bool, jit: bool) -> Callable[[str, Format, bool], tuple[ArrayFn, str]]:
     def make(func: str, fmt: Format, backward: bool) -> tuple[ArrayFn, str]:

@@ -19,6 +19,13 @@ from ulplab.functions import get_function
 ORDER = 40
 """Where the backends of this module come on the card (lowest first)."""
 
+ISA_SETTINGS = {
+    "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA,-AVX512F": (
+        {"GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX2,-FMA,-AVX512F"}, ""),
+}
+"""glibc picks each function's variant (expf's FMA one, ...) at load time from the CPU's
+features; this tunable hides AVX2, FMA and AVX-512 from that choice."""
+
 
 # The C library's float function over a float32 buffer in one compiled loop (a direct call by
 # name: the compiler emits `call expf`, the same glibc entry point ctypes reaches; with neither

@@ -25,6 +25,13 @@ from ulplab.formats import Format
 ORDER = 70
 """Where the backends of this module come on the card (lowest first)."""
 
+ISA_SETTINGS = {
+    "ONEDNN_MAX_CPU_ISA=SSE41": ({"ONEDNN_MAX_CPU_ISA": "SSE41"}, ""),
+    "ONEDNN_MAX_CPU_ISA=AVX2": ({"ONEDNN_MAX_CPU_ISA": "AVX2"}, "avx2"),
+}
+"""oneDNN's cap, which OpenVINO's CPU plugin (built on a fork of oneDNN) reads too: label ->
+(environment, CPU flag needed)."""
+
 OPS: dict[str, Callable[[Any, Any], Any]] = {
     "gelu": lambda ops, p: ops.gelu(p, "erf"),
     "gelu_tanh": lambda ops, p: ops.gelu(p, "tanh"),

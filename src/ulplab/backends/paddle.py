@@ -23,6 +23,12 @@ from ulplab.formats import Format
 ORDER = 90
 """Where the backends of this module come on the card (lowest first)."""
 
+ISA_SETTINGS = {
+    "ONEDNN_MAX_CPU_ISA=SSE41": ({"ONEDNN_MAX_CPU_ISA": "SSE41"}, ""),
+    "ONEDNN_MAX_CPU_ISA=AVX2": ({"ONEDNN_MAX_CPU_ISA": "AVX2"}, "avx2"),
+}
+"""oneDNN's cap (Paddle's CPU build links oneDNN): label -> (environment, CPU flag needed)."""
+
 OPS: dict[str, Callable[[Any, Any], Any]] = {
     "gelu": lambda pd, x: pd.nn.functional.gelu(x, approximate=False),
     "gelu_tanh": lambda pd, x: pd.nn.functional.gelu(x, approximate=True),

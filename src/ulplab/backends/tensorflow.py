@@ -27,6 +27,17 @@ from ulplab.formats import Format
 ORDER = 50
 """Where the backends of this module come on the card (lowest first)."""
 
+ISA_SETTINGS = {
+    "ONEDNN_MAX_CPU_ISA=SSE41": ({"ONEDNN_MAX_CPU_ISA": "SSE41"}, ""),
+    "ONEDNN_MAX_CPU_ISA=AVX2": ({"ONEDNN_MAX_CPU_ISA": "AVX2"}, "avx2"),
+    "ONEDNN_MAX_CPU_ISA=AVX512_CORE": ({"ONEDNN_MAX_CPU_ISA": "AVX512_CORE"}, "avx512f"),
+}
+"""oneDNN's cap (TensorFlow's CPU build runs oneDNN kernels for some ops): label ->
+(environment, the CPU flag the level needs)."""
+
+COMPILED = {"tensorflow": "tensorflow-xla"}
+"""The eager backend -> its compiled variant (tf.function(jit_compile=True))."""
+
 OPS: dict[str, Callable[[Any, Any], Any]] = {
     "gelu": lambda tf, x: tf.nn.gelu(x, approximate=False),
     "gelu_tanh": lambda tf, x: tf.nn.gelu(x, approximate=True),

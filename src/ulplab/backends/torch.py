@@ -23,6 +23,17 @@ from ulplab.formats import Format
 ORDER = 10
 """Where the backends of this module come on the card (lowest first)."""
 
+ISA_SETTINGS = {
+    "ATEN_CPU_CAPABILITY=default": ({"ATEN_CPU_CAPABILITY": "default"}, ""),
+    "ATEN_CPU_CAPABILITY=avx2": ({"ATEN_CPU_CAPABILITY": "avx2"}, "avx2"),
+    "ATEN_CPU_CAPABILITY=avx512": ({"ATEN_CPU_CAPABILITY": "avx512"}, "avx512f"),
+}
+"""The kernels PyTorch dispatches to, set before it is imported: label -> (environment, the CPU
+flag the level needs; "" for none). The determinism card runs each in a process of its own."""
+
+COMPILED = {"torch": "torch-compile"}
+"""The eager backend -> its compiled variant (the determinism card compares their bits)."""
+
 
 def _torch_dtype(fmt: Format) -> object:
     torch = _module("torch")

@@ -106,9 +106,9 @@ def _out():
 
 # ---------------------------------------------------------------- analyze
 def cmd_analyze(args: argparse.Namespace) -> int:
+    from ulplab.api import analysis
     from ulplab.cli.report_cmd import check_metric_args, selected_methods
-    from ulplab.report import analysis_csv, analysis_table, method_detail
-    from ulplab.sweep import analyze
+    from ulplab.report import analysis_csv, analysis_table, method_detail, real_error_table
 
     check_metric_args(args)
     if args.exhaustive:
@@ -123,11 +123,13 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     bits = None
     if not fmt.exhaustive or args.range:
         bits = _sampled_bits(fmt, args)
-    result = analyze(methods, args.func, fmt, args.rounding, args.denormals,
-                     args.output_rounding, worst=args.worst, progress=not args.quiet, bits=bits,
-                     metric=args.metric)
+    result = analysis(methods, args.func, fmt, rounding=args.rounding,
+                      denormals=args.denormals, output_rounding=args.output_rounding,
+                      worst=args.worst, progress=not args.quiet, bits=bits, metric=args.metric)
     con = _out()
     con.print(analysis_table(result, details=args.details))
+    if result["metric"] != "seed":
+        con.print(real_error_table(result))
     if len(methods) == 1 or args.details:
         for m in result["methods"]:
             for t in method_detail(m, fmt.name):
@@ -447,6 +449,55 @@ def _backend_list(text: str) -> list[str]:
     return names
 
 
+def _card_rows(card: dict) -> list[list[str]]:
+    """One line per backend of a function's card: computed in, max/mean ULP and exact share, or
+    the status (skipped/failed) and its reason."""
+    from ulplab.report import percent
+
+    rows = [[r["backend"], r["computes_in"], str(r["max_ulp"]), f"{r['mean_ulp']:.4g}",
+             percent(r["exact_fraction"])] for r in card["backends"]]
+    rows += [[s["backend"], s.get("status", "skipped"), "-", "-", s["reason"][:60]]
+             for s in card["skipped"]]
+    return rows
+
+
+def _all_functions_card(args: argparse.Namespace, names: list[str] | None) -> int:
+    from ulplab.peers.card import CARD_FUNCTIONS, full_card
+    from ulplab.report import simple_table
+
+    if args.func is not None:
+        raise UsageError("give a function or --all-functions, not both")
+    for option in ("callable", "method", "via"):
+        if getattr(args, option):
+            raise UsageError(f"--{option} is not for --all-functions (one function's card)")
+    fmt = _exhaustive_format(args.format)
+    if args.json:
+        check_writable(args.json)
+    data = full_card(fmt.name, CARD_FUNCTIONS, names, worst=args.worst,
+                     time_limit=args.time_limit,
+                     command=" ".join(["ulplab", args.command, *args.argv]),
+                     progress=not args.quiet)
+    con = _out()
+    for card in data["cards"]:
+        con.print(simple_table(f"{card['function']} in {fmt.name}: every input",
+                               ["backend", "computes in", "max ULP", "mean ULP", "exact"],
+                               _card_rows(card)))
+    con.print(f"{len(data['cards'])} functions in {data['seconds']:.0f} s")
+    if args.json:
+        write_json(args.json, data)
+    return 0
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
 def cmd_peers(args: argparse.Namespace) -> int:
     from ulplab.methods import select_methods
     from ulplab.peers import BACKENDS, report_card
@@ -456,23 +507,34 @@ def cmd_peers(args: argparse.Namespace) -> int:
         from ulplab.cli.exhaustive import run_peers
 
         return run_peers(args)
-    fmt = _exhaustive_format(args.format)
     names = None
     if args.backends is not None:
         names = _backend_list(args.backends)
         for b in names:
             if b not in BACKENDS:
                 raise UsageError(f"unknown backend {b!r}; valid: {', '.join(BACKENDS)}")
+    if args.all_functions:
+        return _all_functions_card(args, names)
+    if args.func is None:
+        raise UsageError("give a function, or --all-functions")
+    get_function(args.func)
+    fmt = _exhaustive_format(args.format)
     methods = select_methods(args.func, args.method) if args.method is not None else []
     if args.json:
         check_writable(args.json)
     card = report_card(args.func, fmt, names, args.callable or (), worst=args.worst,
                        methods=methods, rounding=args.rounding, denormals=args.denormals,
                        inputs=args.inputs, via=args.via, index=args.index,
-                       progress=not args.quiet)
+                       progress=not args.quiet, time_limit=args.time_limit)
     con = _out()
     for t in peers_tables(card):
         con.print(t)
+    if card["skipped"]:
+        from ulplab.report import simple_table
+
+        con.print(simple_table("not measured", ["backend", "status", "reason"],
+                               [[s["backend"], s.get("status", "skipped"), s["reason"]]
+                                for s in card["skipped"]]))
     if args.json:
         write_json(args.json, card)
     return 0
@@ -496,14 +558,71 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _determinism_cell(cell: dict) -> str:
+    if "differ" in cell:
+        w = cell.get("worst")
+        return str(cell["differ"]) + (f" ({w['x']}: {w['base']}/{w['got']})" if w else "")
+    return "skip" if "skipped" in cell else "error"
+
+
+def _determinism_card(args: argparse.Namespace) -> int:
+    from ulplab.backends import BACKENDS
+    from ulplab.peers.card import CARD_FUNCTIONS
+    from ulplab.peers.determinism import DEFAULT_BACKENDS, determinism_card
+    from ulplab.report import simple_table
+
+    if args.func is not None:
+        raise UsageError("--card covers the card's functions: give --functions, not FUNC")
+    fmt = _exhaustive_format(args.format)
+    names = (_backend_list(args.backends) if args.backends is not None
+             else list(DEFAULT_BACKENDS))
+    for b in names:
+        if b not in BACKENDS:
+            raise UsageError(f"unknown backend {b!r}; valid: {', '.join(BACKENDS)}")
+    funcs = (list(CARD_FUNCTIONS) if args.functions is None
+             else [f.strip() for f in args.functions.split(",") if f.strip()])
+    if not funcs:
+        raise UsageError(f"--functions {args.functions!r} names no function")
+    for f in funcs:
+        get_function(f)
+    if args.json:
+        check_writable(args.json)
+    say = None if args.quiet else (lambda what: print(f"determinism: {what}", file=sys.stderr))
+    data = determinism_card(fmt.name, funcs, names, time_limit=args.time_limit,
+                            command=" ".join(["ulplab", args.command, *args.argv]), progress=say)
+    rows = []
+    for r in data["rows"]:
+        if r["status"] != "measured":
+            rows.append([r["backend"], r["function"], r["status"], r["reason"][:50], "", "",
+                         ""])
+            continue
+        isa = [c for c in r["isa"].values()]
+        isa_text = (str(sum(c.get("differ", 0) for c in isa)) if isa else "-")
+        rows.append([r["backend"], r["function"], _determinism_cell(r["threads"]),
+                     _determinism_cell(r["position"]), _determinism_cell(r["shape"]), isa_text,
+                     _determinism_cell(r["compiled"])])
+    _out().print(simple_table(f"determinism in {fmt.name}: inputs whose bits differ from the "
+                              "backend's default run",
+                              ["backend", "function", "threads", "position", "shape", "ISA",
+                               "compiled"], rows))
+    if args.json:
+        write_json(args.json, data)
+    return 0
+
+
 def cmd_determinism(args: argparse.Namespace) -> int:
     from ulplab.export import BACKENDS, ROUNDINGS, determinism, determinism_total
     from ulplab.progress import steps
     from ulplab.report import simple_table
 
+    if args.card:
+        return _determinism_card(args)
+    if args.func is None:
+        raise UsageError("give a function (the exported kernels' bits), or --card")
+    get_function(args.func)
     if args.rounding not in ROUNDINGS:
         raise UsageError(f"unknown rounding {args.rounding!r}; valid: {', '.join(ROUNDINGS)}")
-    names = _backend_list(args.backends)
+    names = _backend_list(args.backends or "numpy,torch,jax,c")
     for b in names:
         if b not in BACKENDS:
             raise UsageError(f"unknown backend {b!r}; valid: {', '.join(BACKENDS)}")
@@ -658,8 +777,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     pe = sub.add_parser("peers", help="report card of native implementations (torch, JAX, "
                         "NumPy, the C library, your callable) over every input")
-    pe.add_argument("func", help=fn_help)
+    pe.add_argument("func", nargs="?", help=fn_help)
     _common(pe)
+    pe.add_argument("--all-functions", action="store_true",
+                    help="the whole card: gelu, gelu_tanh, silu, sigmoid, tanh, exp, log, erf, "
+                    "softplus, sin, cos, forward and backward, every backend")
+    pe.add_argument("--time-limit", type=_positive_seconds, default=300.0, metavar="S",
+                    help="each backend runs in a child process; a call taking longer than S "
+                    "seconds is killed and its row says so (default 300)")
     pe.add_argument("--inputs", default="all", choices=INPUT_SETS,
                     help="all patterns, or normal: +0 and the normal values (bfloat16: 65,025)")
     pe.add_argument("--via", metavar="FORMAT",
@@ -712,11 +837,25 @@ def build_parser() -> argparse.ArgumentParser:
     ro.add_argument("--quiet", action="store_true", help="no progress bar")
     ro.set_defaults(run=cmd_rounded)
 
-    de = sub.add_parser("determinism", help="bits of the exported kernels on every backend")
-    de.add_argument("func", help=fn_help)
-    de.add_argument("--backends", default="numpy,torch,jax,c",
-                    help="comma-separated (GPU: torch-cuda, cuda, triton; triton runs on the "
-                    "CPU in Triton's interpreter when TRITON_INTERPRET=1)")
+    de = sub.add_parser("determinism", help="bits of the exported kernels on every backend; "
+                        "with --card, of every framework under threads, positions, shapes, "
+                        "ISA levels and compilation")
+    de.add_argument("func", nargs="?", help=fn_help)
+    de.add_argument("--backends",
+                    help="comma-separated (default numpy,torch,jax,c; GPU: torch-cuda, cuda, "
+                    "triton; triton runs on the CPU in Triton's interpreter when "
+                    "TRITON_INTERPRET=1); with --card: the card's backends (default torch, "
+                    "jax, numpy, libm, tensorflow, onnxruntime, openvino, tinygrad, paddle, "
+                    "det)")
+    de.add_argument("--card", action="store_true",
+                    help="the determinism card: per framework and function, inputs whose bits "
+                    "change with the thread count, position (lengths 1..65, offsets), batch "
+                    "shape, ISA level and eager vs compiled")
+    de.add_argument("--format", default="bfloat16", help="with --card: the format swept")
+    de.add_argument("--functions", help="with --card: comma-separated (default: the card's "
+                    "gelu, gelu_tanh, silu, sigmoid, tanh, exp, log, erf, softplus, sin, cos)")
+    de.add_argument("--time-limit", type=_positive_seconds, default=300.0, metavar="S",
+                    help="with --card: seconds a backend's child process may take per call")
     de.add_argument("--samples", type=whole(1, MAX_MEMORY_SAMPLES), default=10_000_000,
                     help="random float32 inputs besides the fixed sets (default 10^7)")
     de.add_argument("--rounding", default="float32", help="float32 (default) or odd")
