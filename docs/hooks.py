@@ -1,0 +1,570 @@
+"""The site's generated tables and figures, made at build time (``mkdocs build``, ``mkdocs serve``).
+
+A page asks for one with a line ``<!-- generated: NAME -->``; ``on_page_markdown`` replaces it by
+the Markdown that ``GENERATORS[NAME]`` returns, built from the registries in ``src/ulplab`` or
+from a committed JSON run (``benchmarks/results``, ``docs/data``). Each table says which command
+produced its data and on what machine, with which versions. An unknown name fails the build.
+Figures (the methods' Pareto plot) are added as files in ``on_files``. Nothing generated here is
+committed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import importlib
+import io
+import json
+import math
+import platform
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+DATA = DOCS / "data"
+RESULTS = ROOT / "benchmarks" / "results"
+if str(ROOT / "src") not in sys.path:  # a checkout that is not installed builds too
+    sys.path.insert(0, str(ROOT / "src"))
+
+MARKER = re.compile(r"^<!-- generated: ([a-z0-9-]+)(?: (\S+))? -->$", re.MULTILINE)
+PARETO_SVG = "methods/pareto-bfloat16.svg"
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _cell(text: object) -> str:
+    """Text for a Markdown table cell: HTML-escaped, pipes and line breaks made harmless."""
+    return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
+
+
+def _table(columns: list[str], rows: list[list[object]], align: str = "") -> str:
+    """A Markdown table; ``align`` holds one of ``l``/``r`` per column (default: left)."""
+    marks = [("---:" if a == "r" else "---") for a in align.ljust(len(columns), "l")]
+    lines = ["| " + " | ".join(columns) + " |", "| " + " | ".join(marks) + " |"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _build_machine() -> str:
+    """The machine and versions of this build (for tables computed while the site is built)."""
+    import numpy
+
+    from ulplab import __version__
+
+    return (f"ulplab {__version__}, Python {platform.python_version()}, NumPy "
+            f"{numpy.__version__}, {platform.system()} {platform.machine()}")
+
+
+def _machine(m: dict[str, Any] | None) -> str:
+    """A JSON run's ``machine`` record as one line."""
+    if not m:
+        return "not recorded in the JSON"
+    return ", ".join(f"{k} {v}" for k, v in m.items() if v is not None)
+
+
+def _source(path: Path, command: str, machine: str) -> str:
+    rel = path.relative_to(ROOT) if path.is_absolute() else path
+    return (f"*Generated from `{rel}`, written by `{command}`; machine: {machine}.*")
+
+
+def _rel(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+# ---------------------------------------------------------------- the CLI reference
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, str, argparse.ArgumentParser]]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {a.dest: a.help or "" for a in action._choices_actions}
+            return [(name, helps.get(name, ""), sub) for name, sub in action.choices.items()]
+    return []
+
+
+def _arguments(parser: argparse.ArgumentParser) -> str:
+    fmt = parser._get_formatter()
+    rows = []
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction | argparse._SubParsersAction):
+            continue
+        invocation = fmt._format_action_invocation(action)
+        if not action.option_strings and action.metavar is None:
+            invocation = fmt._format_args(action, action.dest)
+        default = action.default
+        shown = ("" if default is None or default is False or default == argparse.SUPPRESS
+                 or isinstance(action, argparse._VersionAction) else f"`{default}`")
+        choices = ", ".join(f"`{c}`" for c in action.choices) if action.choices else ""
+        text = fmt._expand_help(action) if action.help else ""
+        rows.append([f"`{invocation}`", _cell(text), shown, choices])
+    if not rows:
+        return "No arguments."
+    return _table(["argument", "what it is", "default", "choices"], rows)
+
+
+def gen_cli() -> str:
+    """Every subcommand of ``ulplab``: usage, help and arguments, read from the argparse parser
+    that the command itself runs (``ulplab.cli.main.build_parser``)."""
+    from ulplab.cli.main import build_parser
+
+    parser = build_parser()
+    parts = [f"*Generated at build time from `ulplab.cli.main.build_parser()` "
+             f"({_build_machine()}).*", "", "## ulplab", "", _cell(parser.description or ""), "",
+             "```text", parser.format_usage().strip(), "```", "", _arguments(parser)]
+    for name, helptext, sub in _subcommands(parser):
+        parts += ["", f"## {name}", "", _cell(helptext), "", "```text",
+                  sub.format_usage().strip(), "```", ""]
+        if sub.description:
+            parts += [_cell(sub.description), ""]
+        parts.append(_arguments(sub))
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------- methods
+
+
+def _claim(m: Any, fmt: str) -> tuple[str, str]:
+    c = m.claims.get(fmt)
+    return ("-", "-") if c is None else (str(c.max_ulp), f"{c.mean_ulp:g}")
+
+
+def gen_methods_zoo() -> str:
+    """Every registered method of every function, with its idea and claims (the registry)."""
+    from ulplab.methods import all_methods
+
+    rows = []
+    for m in sorted(all_methods(), key=lambda m: (m.function, m.family, m.name)):
+        bmax, bmean = _claim(m, "bfloat16")
+        fmax, fmean = _claim(m, "float16")
+        rows.append([m.function, _cell(m.name), _cell(m.family), _cell(m.idea),
+                     ", ".join(m.library_calls) or "none", bmax, bmean,
+                     m.seed.get("bfloat16", ""), fmax, fmean])
+    return "\n".join([
+        f"*Generated at build time from the methods registry (`ulplab.methods.all_methods()`, "
+        f"what `ulplab methods --details` prints; {_build_machine()}). Claims: max and mean ULP "
+        f"measured on every input by `ulplab analyze FUNC --format F --method M`, re-measured "
+        f"by tests/test_methods.py; seed: the seed research's published bfloat16 max.*", "",
+        _table(["function", "method", "family", "idea", "library calls", "bf16 max",
+                "bf16 mean", "seed", "fp16 max", "fp16 mean"], rows, "lllllrrrrr")])
+
+
+def _cost_model() -> dict[str, Any]:
+    from ulplab.studies.cost_model import cost_model
+
+    return cost_model("bfloat16")
+
+
+def gen_methods_cost() -> str:
+    """The GELU methods' traced operation counts (``ulplab study cost-model``)."""
+    res = _cost_model()
+    kinds = res["op_kinds"]
+    rows = []
+    for r in res["methods"]:
+        rows.append([_cell(r["method"]), *[r["ops"].get(k, "") for k in kinds], r["total_ops"],
+                     r["table_bytes"], ", ".join(r["library_calls"]) or "none",
+                     "-" if r["claim_max_ulp"] is None else r["claim_max_ulp"],
+                     "-" if r["claim_mean_ulp"] is None else f"{r['claim_mean_ulp']:g}"])
+    return "\n".join([
+        f"*Generated at build time by `ulplab.studies.cost_model.cost_model(\"bfloat16\")`, the "
+        f"data of `ulplab study cost-model --format bfloat16 --json PATH` ({_build_machine()}); "
+        f"operations are traced from one call of each method, so they do not depend on the "
+        f"machine.*", "",
+        _table(["method", *kinds, "total", "table bytes", "library", "bf16 max", "bf16 mean"],
+               rows, "l" + "r" * (len(kinds) + 2) + "lrr"),
+        "", "![GELU methods: traced operations against bfloat16 max ULP]"
+            f"({Path(PARETO_SVG).name})"])
+
+
+def pareto_svg() -> bytes:
+    """Total traced operations against bfloat16 max ULP for every GELU method with a claim; the
+    Pareto front (no other method both cheaper and more accurate) joined by a line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    res = _cost_model()
+    pts = [(r["total_ops"], r["claim_max_ulp"], r["method"]) for r in res["methods"]
+           if r["claim_max_ulp"] is not None and r["arithmetic_only"]]
+    front, best = [], math.inf
+    for ops, ulp, name in sorted(pts, key=lambda p: (p[0], p[1])):
+        if ulp < best:
+            front.append((ops, ulp, name))
+            best = ulp
+    fig, ax = plt.subplots(figsize=(8, 5), dpi=100)
+    ax.scatter([p[0] for p in pts], [p[1] + 1 for p in pts], s=14, color="0.55",
+               label="method (arithmetic only)")
+    ax.plot([p[0] for p in front], [p[1] + 1 for p in front], "o-", color="tab:red", ms=5,
+            label="Pareto front")
+    for ops, ulp, name in front:
+        ax.annotate(name, (ops, ulp + 1), fontsize=7, xytext=(4, 4),
+                    textcoords="offset points")
+    ax.set_yscale("log")
+    ax.set_xlabel("operations per element (traced: ulplab study cost-model)")
+    ax.set_ylabel("bfloat16 max ULP + 1 (registry claims)")
+    ax.set_title("GELU methods: cost against accuracy on every bfloat16 input")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="upper right", fontsize=8)
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    return buf.getvalue().encode()
+
+
+# ---------------------------------------------------------------- kernels
+
+
+def gen_kernels() -> str:
+    """The kernel registry: each det kernel with its entry points and its proofs."""
+    from ulplab.kernels import registry
+
+    reg = DOCS.parent / "src" / "ulplab" / "kernels" / "registry.json"
+    rows = []
+    for name, k in registry.kernels().items():
+        narrow = [p for f, p in k.proofs.items() if f != "float32"]
+        proved = [p for p in narrow if p.mismatches == 0 and p.golden == k.golden["odd"]]
+        f32 = k.proofs.get("float32")
+        f32_text = ("none" if f32 is None else
+                    f"{f32.mismatches:,} of {f32.inputs:,} differ (`{f32.record}`)")
+        rows.append([f"`{name}`", f"`{k.module}`", _cell(k.idea), k.derivative or "-",
+                     k.exceptions, "yes" if k.first_pass else "no",
+                     f"{len(proved)} of {len(narrow)}", f32_text, f"`{k.golden['float32'][:12]}`"])
+    records = sorted({p.record for k in registry.kernels().values() for f, p in k.proofs.items()
+                      if f != "float32"})
+    return "\n".join([
+        f"*Generated at build time from `{_rel(reg)}` (`ulplab.kernels.registry`), written by "
+        f"`python -m ulplab.analysis.kernel_registry --write --prove` ({_build_machine()}).*",
+        "", _table(["kernel", "module", "idea", "derivative", "exceptions", "first pass",
+                    "narrow formats proved (every input, 0 mismatches)",
+                    "float32 proof (all 2^32 inputs)", "golden (float32)"], rows, "llllrllll"),
+        "", "Narrow-format proofs were recorded by: " + ", ".join(f"`{r}`" for r in records)
+        + "."])
+
+
+def gen_kernel_proofs() -> str:
+    """Per kernel and format: inputs compared with the oracle and mismatches."""
+    from ulplab.kernels import registry
+
+    ks = registry.kernels()
+    fmts = list(dict.fromkeys(f for k in ks.values() for f in k.proofs))
+    rows = []
+    for name, k in ks.items():
+        cells = []
+        for f in fmts:
+            p = k.proofs.get(f)
+            cells.append("-" if p is None else f"{p.mismatches}/{p.inputs:,}")
+        rows.append([f"`{name}`", *cells])
+    return "\n".join([
+        "*Generated at build time from the `proofs` of each registry entry: mismatches against "
+        "the oracle / inputs compared (every input of the format, nearest-even).*", "",
+        _table(["kernel", *fmts], rows, "l" + "r" * len(fmts))])
+
+
+def gen_cr_table() -> str:
+    """The correctly rounded float32 entry point of each kernel: its rounding test's bound, the
+    inputs it leaves undecided, its exceptions, and the exhaustive sweep against the oracle."""
+    from ulplab.kernels import registry
+
+    rows = []
+    for name in registry.kernels():
+        path = ROOT / "src" / "ulplab" / "kernels" / "exceptions" / f"{name}.json"
+        if not path.exists():
+            continue
+        e = json.loads(path.read_text())
+        bound = math.log2(float.fromhex(e["bound"]))
+        sweep = RESULTS / "float32" / "det-float32" / f"{name}.json"
+        if sweep.exists():
+            s = json.loads(sweep.read_text())
+            m = s["methods"][0]
+            n = s["input_count"]
+            wrong = n - round(m["exact_fraction"] * n)
+            swept = (f"{wrong:,} of {n:,} (max {m['max_ulp']} ULP, NaN/inf "
+                     f"{m['nan_mismatches']}/{m['inf_mismatches']})")
+        else:
+            swept = "not run"
+        rows.append([f"`{name}`", f"2^{bound:g}", f"{e['undecided']:,}",
+                     len(e["exceptions"]), swept, f"`{e['command']}`"])
+    return "\n".join([
+        "*Generated at build time from `src/ulplab/kernels/exceptions/*.json` (written by the "
+        "command in the last column) and the exhaustive sweeps in "
+        "`benchmarks/results/float32/det-float32/*.json` (`ulplab analyze FUNC --format float32 "
+        "--method det --exhaustive --workers 2`, on the shared 2-core development machine; the "
+        "JSON records no machine). Not correctly rounded: inputs whose result differs from the "
+        "oracle's correctly rounded float32.*", "",
+        _table(["kernel", "bound", "undecided (of 2^32)", "exceptions",
+                "sweep: not correctly rounded", "scan"], rows, "lrrrll")])
+
+
+# ---------------------------------------------------------------- speed
+
+
+NATIVE_COLUMNS = (("odd", "odd, 1 thread"), ("det", "det, 1 thread"), ("glibc", "glibc"),
+                  ("numpy", "NumPy"), ("torch_1", "torch, 1 thread"), ("det_T", "det, T threads"),
+                  ("torch_T", "torch, T threads"))
+
+
+def gen_native_speed() -> str:
+    """Every ``bench_native.py`` run kept in ``benchmarks/results/native``: Melem/s per column,
+    the det/torch ratio and the scaling from 1 to T threads, with the machine of each run."""
+    parts = []
+    for path in sorted((RESULTS / "native").glob("*.json")):
+        d = json.loads(path.read_text())
+        t = d.get("threads", "T")
+        cols = [(k, label.replace("T threads", f"{t} threads")) for k, label in NATIVE_COLUMNS
+                if any(k in f["melem_per_s"] for f in d["functions"].values())]
+        rows = []
+        for func, f in d["functions"].items():
+            mel = f["melem_per_s"]
+            rows.append([func, *[f"{mel[k]:.0f}" if k in mel else "-" for k, _ in cols],
+                         f"{f['det_T_over_torch_T']:.2f}" if "det_T_over_torch_T" in f else "-",
+                         f"{f['det_scaling']:.2f}" if "det_scaling" in f else "-",
+                         f"{f['torch_scaling']:.2f}" if "torch_scaling" in f else "-"])
+        cmd = f"python benchmarks/bench_native.py --runs {d.get('runs', 7)} --json {_rel(path)}"
+        parts += [f"### {path.stem}", "",
+                  _source(path, cmd, _machine(d.get("machine"))), "",
+                  f"{d['n']:,} float32 elements, median of {d.get('runs')} interleaved runs, "
+                  f"build variant `{d.get('variant')}` (`{' '.join(d.get('flags', []))}`). "
+                  "Melem/s (higher is faster); det/torch: time of det over time of torch, both "
+                  f"on {t} threads; scaling: 1-thread time over {t}-thread time.", "",
+                  _table(["function", *[c[1] for c in cols], f"det/torch time ({t} threads)",
+                          "det scaling", "torch scaling"], rows, "l" + "r" * (len(cols) + 3))]
+        g = d.get("bfloat16_gelu")
+        if g:
+            parts += ["", f"bfloat16 `det.gelu` against `torch.nn.functional.gelu` on the same "
+                      f"{d['n']:,}-element PyTorch CPU tensor, {g['torch_threads']} torch "
+                      f"threads: {g['det_gelu_s'] * 1e3:.1f} ms against "
+                      f"{g['torch_gelu_s'] * 1e3:.1f} ms (ratio {g['ratio']:.2f})."]
+        th = d.get("threshold")
+        if th:
+            trows = [[f"{r['n']:,}", *[f"{r[k] * 1e6:.1f}" for k in
+                                       ("exp_1", "exp_T", "lookup_1", "lookup_T")]]
+                     for r in th]
+            parts += ["", "Where more threads start to pay (`--threshold`; µs per call):", "",
+                      _table(["elements", "exp, 1 thread", f"exp, {t} threads",
+                              "lookup, 1 thread", f"lookup, {t} threads"], trows, "lrrrr")]
+        parts.append("")
+    if not parts:
+        return "No `bench_native.py` run is kept in `benchmarks/results/native/`."
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------- float32 sweeps
+
+
+def _float32_rows(paths: list[Path]) -> list[list[object]]:
+    rows = []
+    for path in paths:
+        r = json.loads(path.read_text())
+        n, arb = r["input_count"], r["oracle"]["arb_evaluations"]
+        run = r.get("run")
+        resumed = r.get("resumed_inputs", 0)
+        when = f"{r['seconds'] / 60:.1f} min"
+        if resumed:
+            when += f" for the last {1 - resumed / n:.0%} (resumed)"
+        if run:
+            w = run["workers"]
+            when += f", {w} worker{'s' if w > 1 else ''}"
+        for m in r["methods"]:
+            wrong = n - round(m["exact_fraction"] * n)
+            rows.append([r["function"], m["method"].removeprefix("peer:"),
+                         "all 2^32" if n == 1 << 32 else f"{n:,}",
+                         f"{wrong:,} ({wrong / n:.2e})", m["max_ulp"],
+                         f"{m['nan_mismatches']}/{m['inf_mismatches']}", when,
+                         f"{arb:,} ({arb / n:.1e})"])
+    return rows
+
+
+F32_COLUMNS = ["function", "backend", "inputs", "not correctly rounded (share)", "max ULP",
+               "NaN/inf disagreements", "sweep time", "inputs sent to Arb"]
+
+
+def gen_float32_peers() -> str:
+    """NumPy and glibc (and PyTorch) over all 2^32 float32 inputs, from the committed sweeps."""
+    main = sorted((RESULTS / "float32").glob("*.json"))
+    torch = sorted((RESULTS / "float32" / "torch").glob("*.json"))
+    commands = sorted({json.loads(p.read_text()).get("run", {}).get("commit", "") for p in main}
+                      - {""})
+    out = [
+        "*Generated at build time from `benchmarks/results/float32/*.json`, written by `python "
+        "benchmarks/float32_peers.py run` (each file's `run` records the command, the workers, "
+        "the load average and the commit: " + ", ".join(commands) + "; machine: the shared "
+        "2-core development machine, AMD EPYC with AVX2, not recorded in the JSON).*", "",
+        _table(F32_COLUMNS, _float32_rows(main), "lllrrrlr")]
+    if torch:
+        out += ["", "*PyTorch's CPU float32 functions, from `benchmarks/results/float32/torch/"
+                "*.json`, written by `ulplab peers FUNC --format float32 --exhaustive --backends "
+                "torch-f32 --workers 2 --json PATH` (torch 2.13.0, CPU capability AVX2; machine "
+                "not recorded in the JSON).*", "",
+                _table(F32_COLUMNS, _float32_rows(torch), "lllrrrlr")]
+    return "\n".join(out)
+
+
+def gen_float32_det() -> str:
+    """The det kernels' correctly rounded entry point over all 2^32 float32 inputs."""
+    paths = sorted((RESULTS / "float32" / "det-float32").glob("*.json"))
+    return "\n".join([
+        "*Generated at build time from `benchmarks/results/float32/det-float32/*.json`, written "
+        "by `ulplab analyze FUNC --format float32 --method det --exhaustive --workers 2 --json "
+        "PATH` (the method was then named `det-float32`; machine: the shared 2-core development "
+        "machine, not recorded in the JSON).*", "",
+        _table(F32_COLUMNS, _float32_rows(paths), "lllrrrlr")])
+
+
+# ---------------------------------------------------------------- formats
+
+
+def gen_formats() -> str:
+    """Every format's traits and counts, as ``ulplab formats --details --json`` computes them."""
+    from ulplab.formats import FORMATS, counts
+
+    rows = []
+    for f in FORMATS.values():
+        c = counts(f, ftz=False)
+        nan = (f"0x{f.nan_bits:x}" if f.has_nan else
+               f"none (ulplab marks a NaN result 0x{f.nan_bits:x})")
+        rows.append([f.name, f.bits, f.precision, f"{f.emin}..{f.emax}", _power_of_two(f.max_value),
+                     _power_of_two(f.min_subnormal), "yes" if f.signed else "no",
+                     "yes" if f.has_neg_zero else "no", "yes" if f.has_inf else "no", nan,
+                     f.overflow, f"{c['patterns']:,} / {c['finite']:,} / {c['subnormal']:,}"])
+    return "\n".join([
+        f"*Generated at build time from `ulplab.formats.FORMATS` (what `ulplab formats --details "
+        f"--json PATH` writes; {_build_machine()}, ml_dtypes {_version('ml_dtypes')}).*", "",
+        _table(["format", "bits", "p", "emin..emax", "max", "min positive", "sign", "−0", "∞",
+                "NaN pattern", "overflow", "patterns / finite / subnormal"], rows,
+               "lrrlrrllllll")])
+
+
+def _power_of_two(v: float) -> str:
+    """2^k for an exact power of two from 2^±8 on, else 6 significant digits."""
+    m, e = math.frexp(v)
+    return f"2^{e - 1}" if m == 0.5 and abs(e - 1) >= 8 else f"{v:.6g}"
+
+
+def _version(module: str) -> str:
+    try:
+        return importlib.import_module(module).__version__
+    except (ImportError, AttributeError):
+        return "not installed"
+
+
+# ---------------------------------------------------------------- report cards
+
+
+CARD_COMMAND = "the card's command (see the CLI reference: `ulplab peers`)"
+
+
+def _card_pages(pattern: str, what: str) -> str:
+    paths = sorted(DATA.glob(pattern))
+    try:
+        from ulplab.report.card_md import card_markdown
+    except ImportError:
+        card_markdown = None
+    if not paths:
+        return (f"The {what} has not been generated yet: no `docs/data/{pattern}` is committed. "
+                f"Run {CARD_COMMAND} with `--json docs/data/{pattern.replace('*', 'NAME')}` and "
+                "rebuild the site.")
+    parts = []
+    for path in paths:
+        data = json.loads(path.read_text())
+        command = data.get("command", "not recorded in the JSON")
+        parts += [f"## {path.stem}", "",
+                  _source(path, command if isinstance(command, str) else " ".join(command),
+                          _machine(data.get("machine"))), ""]
+        if card_markdown is None:
+            parts.append("This card has not been rendered: `ulplab.report.card_md` is not in "
+                         "this checkout.")
+        else:
+            parts.append(card_markdown(data))
+        parts.append("")
+    return "\n".join(parts)
+
+
+def gen_cards() -> str:
+    return _card_pages("card-*.json", "accuracy card")
+
+
+def gen_determinism() -> str:
+    return _card_pages("determinism*.json", "determinism card")
+
+
+# ---------------------------------------------------------------- recorded runs
+
+
+def _recorded(name: str) -> tuple[Path, dict[str, Any]]:
+    """``docs/data/NAME.json``, written by ``python docs/record_run.py NAME -- COMMAND``."""
+    path = DATA / f"{name}.json"
+    if not path.exists():
+        raise FileNotFoundError(f"{_rel(path)} is missing: record it with python "
+                                f"docs/record_run.py {name} -- COMMAND (see docs/record_run.py)")
+    return path, json.loads(path.read_text())
+
+
+def _recorded_source(path: Path, rec: dict[str, Any]) -> str:
+    versions = ", ".join(f"{k} {v}" for k, v in rec["versions"].items())
+    return (f"*Generated from `{_rel(path)}`: `{rec['command']}`, run on {rec['date']} at "
+            f"commit {rec['commit']} (recorded by `python docs/record_run.py {path.stem} -- "
+            f"COMMAND`); machine: {_machine(rec['machine'])}; versions: {versions}.*")
+
+
+def gen_analyze(name: str) -> str:
+    """The table of ``ulplab analyze`` from a recorded run: one row per method, by max ULP."""
+    path, rec = _recorded(name)
+    res = rec["result"]
+    rows = []
+    for m in sorted(res["methods"], key=lambda m: (m["max_ulp"], m["mean_ulp"])):
+        regions = m.get("regions", {})
+        worst = max(regions, key=lambda r: regions[r]["max_ulp"]) if regions else "-"
+        mean = m["mean_ulp"]
+        rows.append([_cell(m["method"]), f"{mean:.3f}" if mean < 1000 else f"{mean:.1f}",
+                     m["max_ulp"], f"{m['exact_fraction']:.2%}", f"{m['within1_fraction']:.3%}",
+                     m["nan_mismatches"], m["inf_mismatches"],
+                     f"{worst} {regions[worst]['max_ulp']}" if regions else "-"])
+    return "\n".join([
+        _recorded_source(path, rec), "",
+        f"{res['function']} on every {res['format']} input (oracle: {res['rounding']}, "
+        f"denormals: {res['denormals']}), sorted by max ULP:", "",
+        _table(["method", "mean", "max", "exact", "<=1", "NaN!", "Inf!", "worst region"], rows,
+               "lrrrrrrl")])
+
+
+GENERATORS: dict[str, Callable[..., str]] = {
+    "analyze": gen_analyze,
+    "cli": gen_cli,
+    "methods-zoo": gen_methods_zoo,
+    "methods-cost": gen_methods_cost,
+    "kernels": gen_kernels,
+    "kernel-proofs": gen_kernel_proofs,
+    "cr-table": gen_cr_table,
+    "native-speed": gen_native_speed,
+    "float32-peers": gen_float32_peers,
+    "float32-det": gen_float32_det,
+    "formats": gen_formats,
+    "cards": gen_cards,
+    "determinism": gen_determinism,
+}
+
+
+# ---------------------------------------------------------------- mkdocs events
+
+
+def on_files(files: Any, config: Any) -> Any:
+    from mkdocs.structure.files import File
+
+    files.append(File.generated(config, PARETO_SVG, content=pareto_svg()))
+    return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    def replace(match: re.Match[str]) -> str:
+        name, arg = match.group(1), match.group(2)
+        if name not in GENERATORS:
+            raise KeyError(f"{page.file.src_uri}: no generator named {name!r} in docs/hooks.py "
+                           f"(known: {', '.join(GENERATORS)})")
+        return GENERATORS[name]() if arg is None else GENERATORS[name](arg)
+
+    return MARKER.sub(replace, markdown)

@@ -1,0 +1,218 @@
+"""The documentation site: it builds with ``mkdocs build --strict``, its generated pages hold what
+the registries hold, its code examples run, and the README is a front page that links to it."""
+
+import importlib.util
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+README = ROOT / "README.md"
+
+# one worker builds the site once for every test here
+pytestmark = pytest.mark.xdist_group("docs_site")
+
+FENCE = re.compile(r"^(?P<skip><!-- skip[^\n]*-->\n)?```(?P<lang>[a-z]*)\n(?P<body>.*?)^```$",
+                   re.MULTILINE | re.DOTALL)
+
+
+def code_blocks(markdown: str, lang: str) -> list[str]:
+    """The ```lang blocks of a page, in order, less those with a ``<!-- skip: why -->`` line
+    right above them."""
+    return [m["body"] for m in FENCE.finditer(markdown)
+            if m["lang"] == lang and not m["skip"]]
+
+
+def pages() -> list[Path]:
+    return sorted(DOCS.rglob("*.md"))
+
+
+def _hooks():
+    spec = importlib.util.spec_from_file_location("docs_hooks", DOCS / "hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _env():
+    env = dict(os.environ)
+    src = str(ROOT / "src")
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    env.setdefault("MPLBACKEND", "Agg")
+    env["NO_MKDOCS_2_WARNING"] = "1"
+    return env
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    pytest.importorskip("mkdocs", reason="the docs extra is not installed")
+    pytest.importorskip("mkdocstrings_handlers.python", reason="the docs extra is not installed")
+    out = tmp_path_factory.mktemp("site")
+    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f",
+                          str(ROOT / "mkdocs.yml"), "-d", str(out)],
+                         capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=300)
+    assert run.returncode == 0, f"mkdocs build --strict failed:\n{run.stdout}\n{run.stderr}"
+    return out
+
+
+def _text(site: Path, page: str) -> str:
+    """A built page's HTML, table cells without their alignment attributes."""
+    return re.sub(r"<td [^>]*>", "<td>", (site / page / "index.html").read_text())
+
+
+def test_site_builds_strict_with_every_page_of_the_nav(site):
+    nav_pages = re.findall(r":\s+([\w/.-]+\.md)$", (ROOT / "mkdocs.yml").read_text(),
+                           re.MULTILINE)
+    assert len(nav_pages) >= 30
+    for page in nav_pages:
+        assert (DOCS / page).exists(), page
+        html = site / (page[:-3].removesuffix("index") + "/index.html").lstrip("/")
+        assert html.exists(), f"{page} was not built"
+
+
+def test_cli_reference_has_every_subcommand_and_option(site):
+    from ulplab.cli.main import build_parser
+
+    html = _text(site, "reference/cli")
+    hooks = _hooks()
+    subs = hooks._subcommands(build_parser())
+    assert len(subs) >= 15
+    for name, _, sub in subs:
+        assert f'id="{name}"' in html, name
+        for action in sub._actions:
+            for opt in action.option_strings:
+                assert opt in html, f"{name} {opt}"
+
+
+def test_methods_zoo_lists_every_registered_method_and_the_figure(site):
+    from ulplab.methods import all_methods
+    from ulplab.studies.cost_model import cost_model
+
+    html = _text(site, "methods/zoo")
+    import html as html_lib
+
+    text = html_lib.unescape(html)
+    for m in all_methods():
+        assert m.name in text, m.name
+    ops = cost_model("bfloat16")["methods"]
+    b3 = next(r for r in ops if r["method"] == "B3 Pure")
+    row = re.search(r"<td>B3 Pure</td>(.*?)</tr>", text, re.DOTALL)
+    assert row and f"<td>{b3['total_ops']}</td>" in row.group(1)
+    svg = (site / "methods" / "pareto-bfloat16.svg").read_text()
+    assert svg.lstrip().startswith("<?xml") and "Pareto front" in svg
+
+
+def test_kernel_pages_hold_the_registry_and_the_runs(site):
+    import json
+
+    from ulplab.kernels import registry
+
+    html = _text(site, "kernels")
+    for name, k in registry.kernels().items():
+        assert f"<code>{name}</code>" in html
+        assert k.golden["float32"][:12] in html
+    cr = _text(site, "kernels/float32")
+    exp = json.loads((ROOT / "src/ulplab/kernels/exceptions/exp.json").read_text())
+    assert f"{exp['undecided']:,}" in cr
+    speed = _text(site, "kernels/speed")
+    for path in (ROOT / "benchmarks/results/native").glob("*.json"):
+        run = json.loads(path.read_text())
+        assert path.stem in speed and run["machine"]["cpu"] in speed
+        exp_rate = run["functions"]["exp"]["melem_per_s"]["det"]
+        assert f"<td>{exp_rate:.0f}</td>" in speed
+
+
+def test_recorded_analyze_table_matches_its_json(site):
+    import json
+
+    rec = json.loads((DOCS / "data" / "analyze-gelu-bfloat16.json").read_text())
+    html = _text(site, "output")
+    assert rec["command"] in html and rec["machine"]["cpu"] in html
+    for m in rec["result"]["methods"]:
+        assert f"<td>{m['max_ulp']}</td>" in html
+
+
+def test_report_card_pages_render_every_committed_card(site):
+    html = _text(site, "card")
+    for path in (DOCS / "data").glob("card-*.json"):
+        assert f'id="{path.stem}"' in html
+    html = _text(site, "determinism")
+    for path in (DOCS / "data").glob("determinism*.json"):
+        assert f'id="{path.stem}"' in html
+
+
+def test_an_unknown_generator_fails_the_build():
+    hooks = _hooks()
+
+    class Page:
+        class file:
+            src_uri = "x.md"
+
+    with pytest.raises(KeyError, match="no generator named 'no-such-table'"):
+        hooks.on_page_markdown("a\n<!-- generated: no-such-table -->\n", Page, None, None)
+    assert hooks.on_page_markdown("no marker\n", Page, None, None) == "no marker\n"
+
+
+def test_code_blocks_honour_the_skip_marker():
+    md = ("```python\nrun = 1\n```\n\n<!-- skip: a sketch -->\n```python\nskipped\n```\n"
+          "```console\n$ ulplab functions\n```\n")
+    assert code_blocks(md, "python") == ["run = 1\n"]
+    assert code_blocks(md, "console") == ["$ ulplab functions\n"]
+
+
+PYTHON_PAGES = [p for p in pages() if code_blocks(p.read_text(), "python")]
+CONSOLE_LINES = [(p, line[2:]) for p in pages() for block in code_blocks(p.read_text(), "console")
+                 for line in block.splitlines() if line.startswith("$ ulplab ")]
+
+
+def test_the_pages_have_examples_to_run():
+    assert {p.name for p in PYTHON_PAGES} >= {"tour.md", "python.md"}
+    assert len(CONSOLE_LINES) >= 3
+
+
+@pytest.mark.parametrize("page", PYTHON_PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_python_examples_run(page, tmp_path):
+    """Each page's ```python blocks, in order, in one fresh interpreter (a block may use what an
+    earlier block of its page defined)."""
+    code = "\n".join(code_blocks(page.read_text(), "python"))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=tmp_path, env=_env(), timeout=300)
+    assert run.returncode == 0, f"{page.name}:\n{run.stderr[-3000:]}"
+
+
+@pytest.mark.parametrize("page,command", CONSOLE_LINES,
+                         ids=[f"{p.name}:{c.split()[1]}" for p, c in CONSOLE_LINES])
+def test_console_examples_run(page, command, tmp_path):
+    argv = shlex.split(command)
+    run = subprocess.run([sys.executable, "-m", "ulplab", *argv[1:]], capture_output=True,
+                         text=True, cwd=tmp_path, env=_env(), timeout=300)
+    assert run.returncode == 0, f"{page.name}: {command}\n{run.stderr[-3000:]}"
+    assert run.stdout.strip() or run.stderr.strip()
+
+
+# ---------------------------------------------------------------- the README as a front page
+
+MAIN_JOB = "python3 -m pip install . && ulplab analyze gelu --format bfloat16 --method all"
+TEST_COMMAND = "python3 -m pip install -e '.[test]' && ruff check . && python3 -m pytest"
+
+
+def test_readme_is_a_front_page_with_the_two_setup_commands():
+    text = README.read_text()
+    assert len(text.splitlines()) <= 300
+    assert MAIN_JOB in text.splitlines()
+    assert TEST_COMMAND in text.splitlines()
+    assert TEST_COMMAND in (ROOT / ".ci" / "run").read_text()
+    assert "## Documentation" in text and "mkdocs serve" in text
+
+
+def test_readme_links_to_pages_that_exist():
+    links = re.findall(r"\]\((docs/[^)#]+)(?:#[^)]*)?\)", README.read_text())
+    assert len(links) >= 10
+    for link in links:
+        assert (ROOT / link).exists(), link
