@@ -153,6 +153,27 @@ def gen_methods_zoo() -> str:
                 "bf16 mean", "seed", "fp16 max", "fp16 mean"], rows, "lllllrrrrr")])
 
 
+def gen_gelu_improvements() -> str:
+    """Each seed GELU method beside this project's rebuild of it (``NAME (improved)``), with the
+    registry's claims of both and the rebuild's note on what it changes."""
+    from ulplab.methods import methods_for
+
+    ms = {m.name: m for m in methods_for("gelu")}
+    rows = []
+    for name, m in ms.items():
+        seed = ms.get(name.removesuffix(" (improved)"))
+        if not name.endswith(" (improved)") or seed is None:
+            continue
+        rows.append([_cell(seed.name), _claim(seed, "bfloat16")[0], _claim(m, "bfloat16")[0],
+                     _claim(seed, "float16")[0], _claim(m, "float16")[0], _cell(m.note)])
+    return "\n".join([
+        f"*Generated at build time from the methods registry (claims measured on every input by "
+        f"`ulplab analyze gelu --format F --method M`, re-measured by tests/test_methods.py; "
+        f"notes from each method's registry entry; {_build_machine()}).*", "",
+        _table(["method", "seed's bf16 max", "improved bf16 max", "seed's fp16 max",
+                "improved fp16 max", "what changes"], rows, "lrrrrl")])
+
+
 def _cost_model() -> dict[str, Any]:
     from ulplab.studies.cost_model import cost_model
 
@@ -537,6 +558,7 @@ GENERATORS: dict[str, Callable[..., str]] = {
     "cli": gen_cli,
     "methods-zoo": gen_methods_zoo,
     "methods-cost": gen_methods_cost,
+    "gelu-improvements": gen_gelu_improvements,
     "kernels": gen_kernels,
     "kernel-proofs": gen_kernel_proofs,
     "cr-table": gen_cr_table,
