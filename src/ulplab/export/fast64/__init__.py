@@ -1,0 +1,121 @@
+"""Float64 first passes of the compiled float32 runner: hand-written C, vectorized by the compiler.
+
+The det kernels are correctly rounded, so any evaluation that returns the correctly rounded
+float32 result returns their bits. A kernel listed in ``FUNCTIONS`` has, beside its float32-only
+first pass (``KERNELS[..]["first_pass"]``, traced into C), this one: the function evaluated in
+float64 arithmetic (AVX2: 4 lanes, AVX-512: 8) with a stated error bound, then a rounding test
+(CORE-MATH's for binary32 functions): where the float64 value ``y`` lies more than the bound from
+every float32 rounding boundary (the midpoints between float32 neighbours), the correctly
+rounded result is ``(float)y``; elsewhere, and for every special input (NaN, infinities, zero
+where its sign matters, results outside the normal float32 range), the lane is flagged
+(``FLAG_NAN``) and the runner's second pass, the whole float32 entry point, decides it.
+
+The C of each function is in its module (``SOURCE``), the shared part in ``COMMON``; the float64
+tables are generated at build time from exact arithmetic (mpmath, ``tables``) and printed as
+hex float literals. ``source(func)`` is the whole translation unit, one function
+``ulplab_FUNC_fast64(const float *x, float *y, long n)``. The loops have no calls but ``fma``
+(``UL_FMA``: the instruction where the target has one, a multiply and an add otherwise, so that
+the portable build needs no software FMA), no branches (selects through ternaries) and
+gathers for the tables, and no floating-point comparison: the tests on the input (NaN, clamping,
+the choice between two evaluations) compare its bits as integers, since gcc does not if-convert
+a floating-point comparison under the default -ftrapping-math (it may raise the invalid
+flag); so gcc vectorizes them (``vectorized_loops`` checks it with ``-fopt-info-vec``).
+
+The proof is exhaustive: ``python benchmarks/verify_native.py --fast64 FUNC`` runs this first
+pass (and the second on its flagged lanes) against the one-pass build of the float32 entry point
+on all 2^32 inputs, per build variant, and records the result in
+``benchmarks/results/native/fast64-proofs.json``, which the registry's generator reads
+(``registry.json``: ``fast64_proofs``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from importlib import import_module
+from types import ModuleType
+
+from ulplab.errors import UsageError
+
+FUNCTIONS = ("exp", "log", "tanh")
+"""The kernels with a float64 first pass, each a module of this package."""
+
+COMMON = r"""
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+
+#ifdef __FMA__
+#define UL_FMA(a, b, c) fma((a), (b), (c))
+#else
+#define UL_FMA(a, b, c) ((a) * (b) + (c))
+#endif
+
+static inline uint64_t ul_bits64(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+static inline double ul_double(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
+static inline uint32_t ul_bits32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline float ul_float(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+/* c ? a : b through masks (c is 0 or 1): both sides are computed, and gcc makes no branch of
+   it (a ternary whose sides trap under -ftrapping-math, such as a conversion, it may sink into
+   one, which stops vectorization) */
+static inline uint32_t ul_sel32(uint32_t c, uint32_t a, uint32_t b) {
+    return (a & (0u - c)) | (b & (c - 1u));
+}
+static inline uint64_t ul_sel64(uint64_t c, uint64_t a, uint64_t b) {
+    return (a & (0ull - c)) | (b & (c - 1ull));
+}
+
+/* The float32 bits of y rounded to nearest when y (float64, within `err` units in the last
+   place of y of the exact value) rounds to the same float32 as the exact value, else the flag
+   0x7FC00001 (FLAG_NAN). Safe to round means: `bad` is 0; |y| in [2^-126, 0x1.fffffep127]
+   (0x3810000000000000 = 2^-126, the smallest normal float32; 0x47EFFFFFE0000000 = the
+   largest float32: beyond it y may round to infinity, below 2^-126 to a subnormal, which the
+   second pass's subnormal rounding decides); and the 29 bits of y below float32's last place
+   differ from the midpoint pattern 0x10000000 by more than `err` (the exact value then lies on
+   the same side of the midpoint as y, so both round to the same float32). */
+static inline uint32_t ul_round_or_flag(double y, uint32_t bad, uint64_t err) {
+    const uint64_t u = ul_bits64(y);
+    const uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
+    const uint64_t near = (u & 0x1FFFFFFFull) + (err - 0x10000000ull);  /* <= 2 err: too near */
+    const uint32_t ok = !bad & (a - 0x3810000000000000ull <= 0x47EFFFFFE0000000ull
+                                - 0x3810000000000000ull) & (near > 2 * err);
+    return ul_sel32(ok, ul_bits32((float)y), 0x7FC00001u);
+}
+"""
+
+
+def module(func: str) -> ModuleType:
+    """The module of ``func``'s float64 first pass (a ``UsageError`` for a kernel without
+    one)."""
+    if func not in FUNCTIONS:
+        raise UsageError(f"no float64 first pass for {func!r}; valid: {', '.join(FUNCTIONS)}")
+    return import_module(f"ulplab.export.fast64.{func}")
+
+
+def symbol(func: str) -> str:
+    """The C name of ``func``'s float64 first pass."""
+    module(func)
+    return f"ulplab_{func}_fast64"
+
+
+def source(func: str) -> str:
+    """The C translation unit of ``func``'s float64 first pass (tables included)."""
+    module(func)
+    return _source(func)
+
+
+@cache
+def _source(func: str) -> str:
+    mod = module(func)
+    return (f"/* ulplab: float64 first pass of det {func} (ulplab.export.fast64.{func}); "
+            f"returns the correctly rounded float32 result or FLAG_NAN */\n"
+            + COMMON + mod.tables() + mod.SOURCE)
+
+
+def source_sha256(func: str) -> str:
+    """SHA-256 of ``source(func)``: what a proof of the float64 pass names
+    (``registry.Fast64Proof``)."""
+    return hashlib.sha256(source(func).encode()).hexdigest()
+
+
+__all__ = ["COMMON", "FUNCTIONS", "module", "source", "source_sha256", "symbol"]

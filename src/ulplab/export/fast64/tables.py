@@ -1,0 +1,125 @@
+"""The float64 tables of the float64 first passes, computed from exact arithmetic (mpmath at 200
+bits, each entry rounded once to the nearest float64) and printed as C hex float literals."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import cache
+
+import mpmath
+
+EXP_TABLE_BITS = 6
+"""exp's table: 2^(j/64), j = 0..63."""
+
+LOG_TABLE_BITS = 7
+"""log's table: 128 subintervals of [0.6875, 1.375)."""
+
+LOG_OFF = 0x3FE6000000000000
+"""0.6875: log's reduced argument z lies in [0.6875, 1.375), 2^-k times the input."""
+
+LOG_INVC_BITS = 21
+"""Significant bits of log's 1/c: z (24 bits) times 1/c is exact in float64."""
+
+
+def _nearest(v: mpmath.mpf) -> float:
+    """``v`` rounded to the nearest float64 (mpmath rounds to nearest at 53 bits)."""
+    with mpmath.workprec(53):
+        return float(+v)
+
+
+def horner(var: str, coefficients: list[Fraction], fma: str = "UL_FMA") -> str:
+    """C for the polynomial sum c[i] var^i (c low to high, each exact rational rounded to the
+    nearest float64) in Horner's scheme through ``fma``."""
+    hexes = [float(c).hex() for c in coefficients]
+    text = hexes[-1]
+    for h in reversed(hexes[:-1]):
+        text = f"{fma}({var}, {text}, {h})"
+    return text
+
+
+def c_array(name: str, values: list[float]) -> str:
+    rows = [", ".join(v.hex() for v in values[i:i + 4]) for i in range(0, len(values), 4)]
+    return (f"static const double {name}[{len(values)}] = {{\n    "
+            + ",\n    ".join(rows) + "\n};\n")
+
+
+def _split(v: mpmath.mpf, bits: int) -> tuple[float, float]:
+    """(hi, lo): ``v`` rounded to ``bits`` significant bits, and the rest rounded to nearest."""
+    with mpmath.workprec(bits):
+        hi = +v
+    return float(hi), _nearest(v - hi)
+
+
+def c_constant(name: str, value: float) -> str:
+    return f"static const double {name} = {value.hex()};\n"
+
+
+@cache
+def exp_table() -> str:
+    """``ul_exp_tab[j]`` = 2^(j/64) rounded to nearest (relative error <= 2^-53), and ln2/64
+    split in two: ``UL_LN2_64_HI`` (37 significant bits: k times it is exact for |k| < 2^16)
+    and ``UL_LN2_64_LO`` (the rest, rounded to nearest)."""
+    with mpmath.workprec(200):
+        values = [_nearest(mpmath.mpf(2) ** (mpmath.mpf(j) / (1 << EXP_TABLE_BITS)))
+                  for j in range(1 << EXP_TABLE_BITS)]
+        hi, lo = _split(mpmath.log(2) / (1 << EXP_TABLE_BITS), 37)
+    return (c_array("ul_exp_tab", values) + c_constant("UL_LN2_64_HI", hi)
+            + c_constant("UL_LN2_64_LO", lo))
+
+
+@cache
+def ln2_split() -> str:
+    """ln2 split in two: ``UL_LN2_HI`` (40 significant bits: k times it is exact for
+    |k| < 2^13) and ``UL_LN2_LO`` (the rest, rounded to nearest)."""
+    with mpmath.workprec(200):
+        hi, lo = _split(mpmath.log(2), 40)
+    return c_constant("UL_LN2_HI", hi) + c_constant("UL_LN2_LO", lo)
+
+
+def log_subinterval(i: int) -> tuple[float, float]:
+    """[lo, hi) of log's subinterval i: the float64 whose bits are LOG_OFF + i * 2^45 up to
+    the next one (exponent changes included: 16 subintervals of width 2^-8 below 1, ...)."""
+    import struct
+
+    def at(bits: int) -> float:
+        return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+    step = 1 << (52 - LOG_TABLE_BITS)
+    return at(LOG_OFF + i * step), at(LOG_OFF + (i + 1) * step)
+
+
+@cache
+def log_tables() -> str:
+    """``ul_log_invc[i]``: 1/c for the subinterval's midpoint c, rounded to LOG_INVC_BITS
+    significant bits (so z * invc and z * invc - 1 are exact); ``ul_log_logc[i]`` = -log(invc)
+    rounded to nearest. The two subintervals next to 1 ([1 - 2^-8, 1) and [1, 1 + 2^-7)) have
+    invc = 1 and logc = 0: there log(z) = log1p(z - 1) with z - 1 exact, so the result keeps
+    its relative accuracy as it goes to 0."""
+    invc, logc = [], []
+    with mpmath.workprec(200):
+        for i in range(1 << LOG_TABLE_BITS):
+            lo, hi = log_subinterval(i)
+            if lo in (1.0 - 2.0 ** -8, 1.0):
+                invc.append(1.0)
+                logc.append(0.0)
+                continue
+            c = (mpmath.mpf(lo) + mpmath.mpf(hi)) / 2
+            with mpmath.workprec(LOG_INVC_BITS):
+                r = +(1 / c)
+            invc.append(float(r))
+            logc.append(_nearest(-mpmath.log(r)))
+    return c_array("ul_log_invc", invc) + c_array("ul_log_logc", logc)
+
+
+__all__ = [
+    "EXP_TABLE_BITS",
+    "LOG_INVC_BITS",
+    "LOG_OFF",
+    "LOG_TABLE_BITS",
+    "c_array",
+    "exp_table",
+    "horner",
+    "ln2_split",
+    "log_subinterval",
+    "log_tables",
+]
