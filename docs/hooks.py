@@ -476,10 +476,26 @@ def _version(module: str) -> str:
 # ---------------------------------------------------------------- report cards
 
 
-CARD_COMMAND = "the card's command (see the CLI reference: `ulplab peers`)"
+CARD_COMMANDS = {
+    "card-*.json": "ulplab peers --all-functions --format F --json docs/data/card-F.json",
+    "determinism*.json": "ulplab determinism --card --json docs/data/determinism.json",
+}
+
+
+def _demoted(markdown: str) -> str:
+    """A card's Markdown under the page's own title: every ATX heading one level deeper (outside
+    code fences)."""
+    out, fenced = [], False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        out.append("#" + line if not fenced and re.match(r"#{1,5} ", line) else line)
+    return "\n".join(out)
 
 
 def _card_pages(pattern: str, what: str) -> str:
+    """Every ``docs/data/PATTERN`` rendered by ``ulplab.report.card_md.card_markdown`` (which
+    writes the machine, the versions and the command of the run above its tables)."""
     paths = sorted(DATA.glob(pattern))
     try:
         from ulplab.report.card_md import card_markdown
@@ -487,21 +503,21 @@ def _card_pages(pattern: str, what: str) -> str:
         card_markdown = None
     if not paths:
         return (f"The {what} has not been generated yet: no `docs/data/{pattern}` is committed. "
-                f"Run {CARD_COMMAND} with `--json docs/data/{pattern.replace('*', 'NAME')}` and "
-                "rebuild the site.")
+                f"Generate it with `{CARD_COMMANDS[pattern]}` and rebuild the site.")
     parts = []
     for path in paths:
         data = json.loads(path.read_text())
         command = data.get("command", "not recorded in the JSON")
-        parts += [f"## {path.stem}", "",
-                  _source(path, command if isinstance(command, str) else " ".join(command),
-                          _machine(data.get("machine"))), ""]
         if card_markdown is None:
-            parts.append("This card has not been rendered: `ulplab.report.card_md` is not in "
-                         "this checkout.")
-        else:
-            parts.append(card_markdown(data))
-        parts.append("")
+            parts += [f"## {path.stem}", "",
+                      _source(path, command if isinstance(command, str) else " ".join(command),
+                              _machine(data.get("machine"))), "",
+                      "This card has not been rendered: `ulplab.report.card_md` is not in "
+                      "this checkout.", ""]
+            continue
+        parts += [_demoted(card_markdown(data)), "",
+                  f"*Rendered at build time from `{_rel(path)}` by "
+                  "`ulplab.report.card_md.card_markdown`.*", ""]
     return "\n".join(parts)
 
 

@@ -139,12 +139,16 @@ def test_recorded_analyze_table_matches_its_json(site):
 
 
 def test_report_card_pages_render_every_committed_card(site):
-    html = _text(site, "card")
-    for path in (DOCS / "data").glob("card-*.json"):
-        assert f'id="{path.stem}"' in html
-    html = _text(site, "determinism")
-    for path in (DOCS / "data").glob("determinism*.json"):
-        assert f'id="{path.stem}"' in html
+    import json
+
+    for page, pattern in (("card", "card-*.json"), ("determinism", "determinism*.json")):
+        html = _text(site, page)
+        for path in (DOCS / "data").glob(pattern):
+            assert f"docs/data/{path.name}" in html
+            data = json.loads(path.read_text())
+            assert data["command"] in html
+            for card in data.get("cards", []):
+                assert f"<h3 id=\"{card['function']}" in html, (path.name, card["function"])
 
 
 def test_an_unknown_generator_fails_the_build():
