@@ -123,6 +123,9 @@ class WorstInput:
     got: float
     got_bits: int
     ulp: int
+    error: float | None = None
+    """The error against the real f(x) in ULPs (``ulplab.ulp.real_ulp_error``); None under the
+    seed metric."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,11 @@ class Report:
     a side is NaN or infinite) hold every input measured, in input order. ``metric``: "ulplab"
     (against the oracle) or "seed" (``expected_bits`` the seed's reference, ``ulp`` its distance,
     -1 on every input it skips).
+
+    ``max_error``, ``errors_ge_1``, ``errors_gt_half``: the error against the real (unrounded)
+    f(x) in fractional ULPs of the format (``ulplab.ulp.real_ulp_error``; <= 0.5 correctly
+    rounded to nearest, < 1 faithful), its max over every input and the inputs >= 1 and > 0.5;
+    ``error`` holds it per input. None under the seed metric, which has no real value.
     """
 
     function: str
@@ -160,15 +168,20 @@ class Report:
     expected_bits: np.ndarray = field(repr=False, compare=False)
     ulp: np.ndarray = field(repr=False, compare=False)
     metric: str = "ulplab"
+    max_error: float | None = None
+    errors_ge_1: int | None = None
+    errors_gt_half: int | None = None
+    error: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_stats(cls, stats: dict[str, Any], *, function: str, fmt: Format, method: str,
                    rounding: str, denormals: str, inputs: str, regions: Sequence[Region],
                    x_bits: np.ndarray, got: np.ndarray, expected: np.ndarray,
-                   ulp: np.ndarray, metric: str = "ulplab") -> Report:
+                   ulp: np.ndarray, metric: str = "ulplab",
+                   error: np.ndarray | None = None) -> Report:
         worst = [WorstInput(x=w["x"], x_bits=int(w["hex"], 16), expected=w["expected"],
                             expected_bits=int(w["expected_hex"], 16), got=w["got"],
-                            got_bits=int(w["got_hex"], 16), ulp=w["ulp"])
+                            got_bits=int(w["got_hex"], 16), ulp=w["ulp"], error=w.get("error"))
                  for w in stats["worst"]]
         return cls(function=function, format=fmt.name, method=method, rounding=rounding,
                    denormals=denormals, inputs=inputs, count=stats["count"],
@@ -179,7 +192,9 @@ class Report:
                    inf_mismatches=stats["inf_mismatches"], percentiles=stats["percentiles"],
                    histogram=stats["histogram"], worst=worst, regions=stats["regions"],
                    region_bounds=tuple(regions), stats=stats, x_bits=x_bits, got_bits=got,
-                   expected_bits=expected, ulp=ulp, metric=metric)
+                   expected_bits=expected, ulp=ulp, metric=metric,
+                   max_error=stats.get("max_error"), errors_ge_1=stats.get("errors_ge_1"),
+                   errors_gt_half=stats.get("errors_gt_half"), error=error)
 
     # -- per-input views
     def _fmt(self) -> Format:
@@ -229,7 +244,8 @@ class Report:
         return json.dumps(json_ready(self.to_dict()), indent=indent, allow_nan=False)
 
     def to_dataframe(self) -> Any:
-        """One row per input: x, x_bits, expected, got, ulp (-1: NaN/inf), region. Needs pandas."""
+        """One row per input: x, x_bits, expected, got, ulp (-1: NaN/inf), error (against the
+        real value; not under the seed metric), region. Needs pandas."""
         try:
             import pandas as pd
         except ImportError:
@@ -241,6 +257,7 @@ class Report:
             "x": self.x_values(), "x_bits": self.x_bits,
             "expected": to_values(self.expected_bits, fmt), "expected_bits": self.expected_bits,
             "got": to_values(self.got_bits, fmt), "got_bits": self.got_bits, "ulp": self.ulp,
+            **({} if self.error is None else {"error": self.error}),
             "region": names[self.region_index()],
         })
 
@@ -259,7 +276,10 @@ class Report:
         return (f"{self.method} {self.function}/{self.format} ({self.inputs} inputs): max "
                 f"{self.max_ulp} ULP, mean {self.mean_ulp:.4g}, exact "
                 f"{100 * self.exact_fraction:.2f}%, <=1 ULP {100 * self.within1_fraction:.2f}%, "
-                f"NaN! {self.nan_mismatches}, Inf! {self.inf_mismatches}")
+                f"NaN! {self.nan_mismatches}, Inf! {self.inf_mismatches}"
+                + ("" if self.max_error is None else
+                   f"; against the real value: max {self.max_error:.4g} ULP, "
+                   f">=1 ULP {self.errors_ge_1}, >0.5 ULP {self.errors_gt_half}"))
 
 
 # ---------------------------------------------------------------- any callable as a method
@@ -419,17 +439,46 @@ def _sampled_reference(function: str, fmt: Format, bits: np.ndarray, rounding: s
     return table
 
 
+def _real_values(function: str, fmt: Format, denormals: str,
+                 bits: np.ndarray | None) -> np.ndarray:
+    """f(x) unrounded at each input of a sweep (``ulplab.oracle.real``): the cached table of a
+    16/8-bit format, or the given/sampled float32 patterns (the default sample cached)."""
+    from ulplab import cache
+    from ulplab.oracle.real import real_values_of
+    from ulplab.oracle.table import oracle_source_hash
+
+    if bits is None or fmt.exhaustive:
+        return real_values_of(function, fmt, denormals, bits)
+    sample = float32_sample()
+    if bits.size != sample.size or not np.array_equal(bits, sample):
+        return real_values_of(function, fmt, denormals, bits)
+    key = (f"real-{function}-{fmt.name}-random{FLOAT32_SAMPLES}-seed{FLOAT32_SEED}-"
+           f"{get_policy(denormals).name}-{oracle_source_hash(function)}")
+    table = cache.load(key)
+    if table is None:
+        table = real_values_of(function, fmt, denormals, bits)
+        cache.save(key, table)
+    return table
+
+
+def float32_sample() -> np.ndarray:
+    """The default float32 inputs (``FLOAT32_SAMPLES`` patterns, seed ``FLOAT32_SEED``)."""
+    from ulplab.inputs import float32_random
+
+    return float32_random(FLOAT32_SAMPLES, FLOAT32_SEED).view(np.uint32)
+
+
 def measure(methods: Sequence[Any], function: str, fmt: Format | str, *, rounding: str,
             denormals: str, inputs: Any, output_rounding: str = "nearest-even",
             worst: int = 10, progress: bool = False, metric: str = "ulplab") -> list[Report]:
     """Reports of several ``Method``s against one oracle reference (computed once); the
     arguments are ``analyze``'s, checked the same way."""
     from ulplab.formats import all_patterns
-    from ulplab.inputs import float32_random
     from ulplab.methods import Method
     from ulplab.oracle.seed_metric import seed_reference, seed_regions
     from ulplab.stats import summarize
     from ulplab.sweep import compare, reference, seed_compare
+    from ulplab.ulp import real_ulp_error
 
     fmt = _validate(function, fmt, rounding, denormals)
     check_name("output_rounding", output_rounding, ROUNDING_MODES, noun="rounding mode")
@@ -450,7 +499,7 @@ def measure(methods: Sequence[Any], function: str, fmt: Format | str, *, roundin
     elif inputs is None and fmt.exhaustive:
         bits, expected, described = None, None, "exhaustive"
     elif inputs is None:
-        bits = float32_random(FLOAT32_SAMPLES, FLOAT32_SEED).view(np.uint32)
+        bits = float32_sample()
         expected = _sampled_reference(function, fmt, bits, rounding, denormals)
         described = f"{FLOAT32_SAMPLES} sampled"
     else:
@@ -459,6 +508,8 @@ def measure(methods: Sequence[Any], function: str, fmt: Format | str, *, roundin
     if expected is None:
         expected = reference(function, fmt, rounding, denormals, bits, progress)
     regions = seed_regions(function) if seed else get_function(function).regions
+    real = None if seed else _real_values(function, fmt, denormals, bits)
+    ftz = get_policy(denormals).ftz
     reports = []
     for method in methods:
         if seed:
@@ -466,12 +517,43 @@ def measure(methods: Sequence[Any], function: str, fmt: Format | str, *, roundin
         else:
             out = compare(method, function, fmt, rounding, denormals, output_rounding, progress,
                           bits, expected)
-        stats = summarize(out.x_bits, out.got, out.expected, out.ulp, fmt, regions, worst)
+        stats = summarize(out.x_bits, out.got, out.expected, out.ulp, fmt, regions, worst,
+                          real=real, ftz=ftz)
+        error = None if real is None else real_ulp_error(out.got, real, fmt, ftz)
         reports.append(Report.from_stats(
             stats, function=function, fmt=fmt, method=method.name, rounding=rounding,
             denormals=get_policy(denormals).name, inputs=described, regions=regions,
-            x_bits=out.x_bits, got=out.got, expected=out.expected, ulp=out.ulp, metric=metric))
+            x_bits=out.x_bits, got=out.got, expected=out.expected, ulp=out.ulp, metric=metric,
+            error=error))
     return reports
+
+
+def analysis(methods: Sequence[Any], function: str, fmt: Format | str, *,
+             rounding: str = "nearest-even", denormals: str = "ieee",
+             output_rounding: str = "nearest-even", bits: np.ndarray | None = None,
+             worst: int = 10, progress: bool = False, metric: str = "ulplab") -> dict[str, Any]:
+    """The JSON of ``ulplab analyze``: ``sweep.analyze``'s layout and figures, measured through
+    ``measure``, so that each method also carries the error against the real value
+    (``max_error``, ``errors_ge_1``, ``errors_gt_half``, ``worst_error``; not under the seed
+    metric). ``bits``: None (every input of a 16/8-bit format) or sampled input patterns."""
+    fmt = _format(fmt)
+    reports = measure(methods, function, fmt, rounding=rounding, denormals=denormals,
+                      inputs=bits, output_rounding=output_rounding, worst=worst,
+                      progress=progress, metric=metric)
+    from ulplab.oracle.seed_metric import seed_regions
+
+    policy = get_policy(denormals)
+    regions = seed_regions(function) if metric == "seed" else get_function(function).regions
+    return {
+        "function": function, "format": fmt.name, "metric": metric, "rounding": rounding,
+        "output_rounding": output_rounding, "denormals": policy.name,
+        "inputs": "exhaustive" if bits is None else f"{len(bits)} sampled",
+        "ulp_ordinal": ("seed: sorted finite values, +0 and -0 one" if metric == "seed" else
+                        "flush-to-zero" if policy.ftz else "ieee"),
+        "regions": [{"name": n, "lo": lo, "hi": hi} for n, lo, hi in regions],
+        "methods": [{"method": r.method, **r.stats, "seed_max_ulp": m.seed.get(fmt.name)}
+                    for m, r in zip(methods, reports, strict=True)],
+    }
 
 
 def analyze(impl: Any, function: str, format: str | Format, *,
@@ -554,6 +636,6 @@ def formats() -> dict[str, Format]:
     return call()
 
 
-__all__ = ["FLOAT32_SAMPLES", "FLOAT32_SEED", "Report", "WorstInput", "analyze",
-           "callable_method", "correctly_rounded", "formats", "input_bits", "measure", "oracle",
-           "ulp_distance"]
+__all__ = ["FLOAT32_SAMPLES", "FLOAT32_SEED", "Report", "WorstInput", "analysis", "analyze",
+           "callable_method", "correctly_rounded", "float32_sample", "formats", "input_bits",
+           "measure", "oracle", "ulp_distance"]

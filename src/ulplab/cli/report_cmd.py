@@ -2,9 +2,11 @@
 
     ulplab report gelu --format bfloat16 --method det,"B3 Pure" -o gelu.html --png figures/
 
-The page holds the summary table, per method the ULP error against input (symmetric-log x axis,
-coloured by region, NaN/inf disagreements marked) and its histogram, the per-region max/mean
-bars of every method, the worst inputs, and with ``--peers``/``--determinism`` those tables.
+The page holds the summary table (sorted by error; the error against the real value beside max
+ULP; each worst input exactly: shortest decimal and bits), per method the ULP error against
+input (symmetric-log x axis, coloured by region, NaN/inf disagreements marked) and its
+histogram, the per-region max/mean bars of every method, the worst inputs, and with
+``--peers``/``--determinism`` those tables.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ def build_report(args: argparse.Namespace,
     reports = measure(methods, args.func, fmt, rounding=args.rounding, denormals=args.denormals,
                       inputs=None, worst=args.worst, progress=not args.quiet,
                       metric=args.metric)
+    reports.sort(key=lambda r: html.error_key(r.stats))  # the summary, sorted by error
     analysis = {
         "function": args.func, "format": fmt.name, "metric": args.metric,
         "rounding": args.rounding,
@@ -82,9 +85,14 @@ def build_report(args: argparse.Namespace,
     else:
         intro = (f"<p>Oracle: correctly rounded, {args.rounding}; denormals: "
                  f"{analysis['denormals']}. The figures are those of <code>ulplab analyze</code>;"
-                 " NaN! and Inf! count NaN/inf disagreements.</p>")
+                 " NaN! and Inf! count NaN/inf disagreements. Methods are sorted by error. "
+                 "(real): the error against the real, unrounded f(x) in ULPs of "
+                 f"{escape(fmt.name)} at f(x) (at most 0.5: correctly rounded to nearest; below"
+                 " 1: faithful), its max and the inputs at or above 1 and above 0.5. Inputs "
+                 "are shown exactly: the shortest decimal that reads back as the input, and its"
+                 " bits.</p>")
     body = [intro,
-            "<h2>Summary</h2>", html.summary_table(analysis["methods"]),
+            "<h2>Summary</h2>", html.summary_table(analysis["methods"], fmt.name),
             "<h2>Max and mean ULP per region</h2>",
             html.png_img(pngs["regions.png"], "per-region max and mean ULP")]
     with steps("figures", len(reports), not args.quiet) as advance:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 import shutil
 from collections.abc import Sequence
@@ -158,6 +159,35 @@ def analysis_table(result: dict[str, Any], details: bool = False) -> Table:
     return _table(title, columns, rows)
 
 
+def error_text(v: float) -> str:
+    """A fractional ULP error, 4 decimals (3 significant digits from 10^4 up), with more
+    decimals where 4 would put it on the other side of 0.5 or 1 (0.99996 is not "1.0000")."""
+    if math.isinf(v) or v >= 1e4:
+        return "inf" if math.isinf(v) else f"{v:.3g}"
+    for digits in range(4, 18):
+        text = f"{v:.{digits}f}"
+        shown = float(text)
+        if all((shown > t) == (v > t) and (shown >= t) == (v >= t) for t in (0.5, 1.0)):
+            return text
+    return repr(v)
+
+
+def real_error_table(result: dict[str, Any]) -> Table:
+    """Beside each method's max ULP (the distance to the correctly rounded result), its error
+    against the real f(x) in fractional ULPs of the format: the max, and how many inputs are
+    >= 1 (not faithful) and > 0.5 (not correctly rounded to nearest); rows in the order of
+    ``analysis_table``."""
+    fmt = result["format"]
+    methods = sorted(result["methods"], key=lambda m: (m["max_ulp"], m["mean_ulp"], m["method"]))
+    accuracy = max((m["error_accuracy"] for m in methods), default=0.0)
+    title = (f"Error against the real {result['function']}(x), in {fmt} ULPs at f(x) "
+             f"(<= 0.5: correctly rounded, < 1: faithful; within {accuracy:.1g} ULP)")
+    rows = [[m["method"], str(m["max_ulp"]), error_text(m["max_error"]),
+             f"{m['errors_ge_1']:,}", f"{m['errors_gt_half']:,}"] for m in methods]
+    return _table(title, [("Method", "left"), ("Max ULP", "right"), ("Max error", "right"),
+                          (">=1", "right"), (">0.5", "right")], rows)
+
+
 def method_detail(m: dict[str, Any], fmt_name: str) -> list[Table]:
     """Percentiles, histogram, worst inputs and NaN/inf disagreements of one method."""
     p = m["percentiles"]
@@ -199,6 +229,9 @@ def analysis_csv(result: dict[str, Any]) -> str:
             "within1_fraction", "nan_mismatches", "inf_mismatches", "p50", "p90", "p99"]
     for r in regions:
         head += [f"{r}_count", f"{r}_max_ulp", f"{r}_mean_ulp"]
+    real = [k for k in ("max_error", "errors_ge_1", "errors_gt_half")
+            if result["methods"] and all(k in m for m in result["methods"])]
+    head += real
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(head)
@@ -209,7 +242,7 @@ def analysis_csv(result: dict[str, Any]) -> str:
         for r in regions:
             row += [m["regions"][r]["count"], m["regions"][r]["max_ulp"],
                     m["regions"][r]["mean_ulp"]]
-        w.writerow(row)
+        w.writerow(row + [m[k] for k in real])
     return buf.getvalue()
 
 
@@ -283,5 +316,5 @@ def simple_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any
     return _table(title, [(c, "left") for c in columns], [[str(c) for c in r] for r in rows])
 
 
-__all__ = ["analysis_csv", "analysis_table", "console", "method_detail", "peers_tables",
-           "seed_analysis_table", "simple_table"]
+__all__ = ["analysis_csv", "analysis_table", "console", "error_text", "method_detail",
+           "peers_tables", "real_error_table", "seed_analysis_table", "simple_table"]

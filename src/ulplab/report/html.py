@@ -20,10 +20,17 @@ if TYPE_CHECKING:
 SUMMARY_COLUMNS = ("method", "count", "max_ulp", "mean_ulp", "exact_fraction",
                    "within1_fraction", "nan_mismatches", "inf_mismatches")
 """Summary table columns: keys of the analysis JSON, one per cell (``data-key``)."""
+ERROR_COLUMNS = ("max_error", "errors_ge_1", "errors_gt_half")
+"""After max ULP where the JSON has them: the error against the real value (not under the
+seed metric)."""
+WORST_COLUMN = "worst"
+"""The last column: the input with the largest ULP error, exactly (``worst_input_text``)."""
 
 _HEADINGS = {"method": "Method", "count": "Finite results", "max_ulp": "Max ULP",
              "mean_ulp": "Mean ULP", "exact_fraction": "Exact", "within1_fraction": "<=1 ULP",
-             "nan_mismatches": "NaN!", "inf_mismatches": "Inf!"}
+             "nan_mismatches": "NaN!", "inf_mismatches": "Inf!",
+             "max_error": "Max error (real)", "errors_ge_1": ">=1 ULP (real)",
+             "errors_gt_half": ">0.5 ULP (real)", "worst": "Worst input"}
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
@@ -63,12 +70,41 @@ window.addEventListener("load", function () {
 
 def format_cell(key: str, value: Any) -> str:
     """How a summary figure is shown: counts and ULPs as integers, the mean to 4 decimals,
-    fractions as percentages to 2 decimals."""
+    fractions as percentages to 2 decimals, the error against the real value as
+    ``report.error_text`` writes it."""
+    from ulplab.report import error_text
+
     if key in ("exact_fraction", "within1_fraction"):
         return f"{100 * value:.2f}%"
     if key == "mean_ulp":
         return f"{value:.4f}"
+    if key == "max_error":
+        return error_text(value)
     return str(value)
+
+
+def exact_text(value: float, bits: int, fmt_name: str) -> str:
+    """A value of a format exactly: the shortest decimal that reads back as it, and its bits
+    ("1.0000001 (0x3f800001)")."""
+    from ulplab.formats import get_format
+    from ulplab.stats import hex_bits, shortest_decimal
+
+    fmt = get_format(fmt_name)
+    return f"{shortest_decimal(bits, fmt)} ({hex_bits(bits, fmt)})"
+
+
+def worst_input_text(m: dict[str, Any], fmt_name: str) -> str:
+    """The summary's last cell: the input with the largest ULP error ("-" when none)."""
+    if not m["worst"]:
+        return "-"
+    w = m["worst"][0]
+    return exact_text(w["x"], int(w["hex"], 16), fmt_name)
+
+
+def error_key(m: dict[str, Any]) -> tuple[int, float, float]:
+    """How the summary sorts (by error): max ULP, then the max error against the real value
+    (where measured), then the mean ULP; ``sorted`` keeps ties in their order."""
+    return m["max_ulp"], m.get("max_error", 0.0), m["mean_ulp"]
 
 
 def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], table_id: str = "",
@@ -86,27 +122,39 @@ def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], table_id: str
     return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def summary_table(methods: Sequence[dict[str, Any]]) -> str:
-    """One row per method of an analysis JSON (``sweep.analyze``'s ``methods``)."""
-    rows = [[format_cell(k, m[k]) for k in SUMMARY_COLUMNS] for m in methods]
-    return _table([_HEADINGS[k] for k in SUMMARY_COLUMNS], rows, "summary", SUMMARY_COLUMNS)
+def summary_table(methods: Sequence[dict[str, Any]], fmt_name: str) -> str:
+    """One row per method of an analysis JSON (``sweep.analyze``'s ``methods``), in the order
+    given (``summary_order`` sorts by error): the figures of ``SUMMARY_COLUMNS``, the error
+    against the real value after max ULP where measured, and the worst input, exactly."""
+    keys = list(SUMMARY_COLUMNS)
+    if methods and all(k in m for m in methods for k in ERROR_COLUMNS):
+        at = keys.index("max_ulp") + 1
+        keys[at:at] = ERROR_COLUMNS
+    rows = [[format_cell(k, m[k]) for k in keys] + [worst_input_text(m, fmt_name)]
+            for m in methods]
+    keys.append(WORST_COLUMN)
+    return _table([_HEADINGS[k] for k in keys], rows, "summary", keys)
 
 
 def worst_table(report: SweepReport, limit: int = 10) -> str:
     from ulplab.formats import get_format
-    from ulplab.stats import hex_bits
+    from ulplab.report import error_text
+    from ulplab.stats import hex_bits, shortest_decimal
 
     fmt = get_format(report.format)
-    rows = [[f"{w.x:.6g}", hex_bits(w.x_bits, fmt), float(w.x).hex(),
-             f"{w.expected:.6g} ({hex_bits(w.expected_bits, fmt)})",
-             f"{w.got:.6g} ({hex_bits(w.got_bits, fmt)})", str(w.ulp)]
+    real = bool(report.worst[:limit]) and report.worst[0].error is not None
+    rows = [[shortest_decimal(w.x_bits, fmt), hex_bits(w.x_bits, fmt), float(w.x).hex(),
+             exact_text(w.expected, w.expected_bits, fmt.name),
+             exact_text(w.got, w.got_bits, fmt.name), str(w.ulp)]
+            + ([error_text(w.error)] if real and w.error is not None else [])
             for w in report.worst[:limit]]
-    return _table(["x", "x bits", "x (hex float)", "oracle", "got", "ULP"], rows)
+    return _table(["x", "x bits", "x (hex float)", "oracle", "got", "ULP"]
+                  + (["error (real)"] if real else []), rows)
 
 
 def mismatch_table(report: SweepReport, limit: int = 10) -> str:
-    rows = [[f"{m['x']:.6g} ({m['hex']})", m["expected_hex"], m["got_hex"]]
-            for m in report.stats["mismatch_examples"][:limit]]
+    rows = [[exact_text(m["x"], int(m["hex"], 16), report.format), m["expected_hex"],
+             m["got_hex"]] for m in report.stats["mismatch_examples"][:limit]]
     return _table(["x", "oracle", "got"], rows)
 
 
@@ -115,7 +163,7 @@ def report_summary_html(report: SweepReport) -> str:
     title = (f"<p><b>{escape(report.method)}</b>: {escape(report.function)} on "
              f"{escape(report.inputs)} {escape(report.format)} inputs (oracle "
              f"{escape(report.rounding)}, denormals {escape(report.denormals)})</p>")
-    parts = [title, summary_table([{"method": report.method, **report.stats}])]
+    parts = [title, summary_table([{"method": report.method, **report.stats}], report.format)]
     if report.worst:
         parts += ["<p>Worst inputs</p>", worst_table(report, 5)]
     if report.stats["mismatch_examples"]:
@@ -157,6 +205,6 @@ def document(title: str, body: Sequence[str]) -> str:
             + "\n".join(body) + "\n</body></html>\n")
 
 
-__all__ = ["SUMMARY_COLUMNS", "determinism_section", "document", "format_cell",
-           "mismatch_table", "peers_section", "png_img", "report_summary_html", "summary_table",
-           "worst_table"]
+__all__ = ["ERROR_COLUMNS", "SUMMARY_COLUMNS", "determinism_section", "document", "error_key",
+           "exact_text", "format_cell", "mismatch_table", "peers_section", "png_img",
+           "report_summary_html", "summary_table", "worst_input_text", "worst_table"]

@@ -30,7 +30,7 @@ from ulplab.api import (
 )
 from ulplab.errors import UsageError
 from ulplab.formats import EXHAUSTIVE_FORMATS, FORMATS, get_format
-from ulplab.stats import hex_bits
+from ulplab.stats import hex_bits, shortest_decimal
 
 
 class UlpAssertionError(AssertionError):
@@ -69,6 +69,15 @@ def failure_message(report: Report, problems: list[str], show: int) -> str:
             got = f"{w.got:.6g} ({hex_bits(w.got_bits, fmt)})"
             lines.append(f"    {w.x:>14.8g} {hex_bits(w.x_bits, fmt)} {_hex_float(w.x):>14}  "
                          f"{oracle:>24}  {got:>24} {w.ulp:>6}")
+    by_error = report.stats.get("worst_error", [])[:show]
+    if by_error:
+        lines.append(f"  against the real value: max {report.max_error:.6g} ULP, "
+                     f"{report.errors_ge_1} inputs >= 1 ULP, {report.errors_gt_half} > 0.5 ULP;"
+                     " largest:")
+        for w in by_error:
+            lines.append(f"    x = {shortest_decimal(int(w['hex'], 16), fmt)} ({w['hex']}): "
+                         f"real {w['real']:.17g}, got {w['got']:.9g} ({w['got_hex']}), "
+                         f"error {w['error']:.6g} ULP")
     examples = report.stats["mismatch_examples"][:show]
     if examples:
         lines.append("  NaN/inf disagreements:")
@@ -79,7 +88,8 @@ def failure_message(report: Report, problems: list[str], show: int) -> str:
 
 
 def assert_max_ulp(impl: Any, function: str, format: str, max_ulp: float, *,
-                   max_mean_ulp: float | None = None, rounding: str = "nearest-even",
+                   max_mean_ulp: float | None = None, max_error: float | None = None,
+                   rounding: str = "nearest-even",
                    denormals: str = "ieee", inputs: Any = None, takes: str | None = None,
                    show: int = 8) -> Report:
     """Fail unless ``impl`` is within ``max_ulp`` (and, if given, a mean of ``max_mean_ulp``) of
@@ -90,13 +100,18 @@ def assert_max_ulp(impl: Any, function: str, format: str, max_ulp: float, *,
     ``max_ulp``: an integer or float >= 0 (Python or NumPy; not a bool, not NaN). ULP errors
     are whole numbers, so 1.5 allows what 1 allows; ``float("inf")`` bounds nothing, leaving the
     mean bound and the NaN/inf agreement. ``max_mean_ulp``: None (no bound on the mean) or a
-    float >= 0 under the same rules. ``show``: an integer >= 0. Every argument is checked before
-    anything runs: a wrong type raises a TypeError, a wrong value (NaN, negative, an unknown
-    name) a ValueError, each naming the argument and what it may be.
+    float >= 0 under the same rules. ``max_error``: None (no bound) or a bound on the error
+    against the real, unrounded f(x) in fractional ULPs of the format
+    (``ulplab.ulp.real_ulp_error``), an integer or float >= 0 under the same rules: 0.99 asks
+    for a faithful kernel ("max pure ULP < 1"), 0.5 for correct rounding to nearest; a NaN or
+    infinity disagreement is an infinite error. ``show``: an integer >= 0. Every argument is
+    checked before anything runs: a wrong type raises a TypeError, a wrong value (NaN,
+    negative, an unknown name) a ValueError, each naming the argument and what it may be.
     """
     __tracebackhide__ = True
     bound = check_ulp_bound("max_ulp", max_ulp)
     mean_bound = None if max_mean_ulp is None else check_ulp_bound("max_mean_ulp", max_mean_ulp)
+    error_bound = None if max_error is None else check_ulp_bound("max_error", max_error)
     show = check_count("show", show)
     report = analyze(impl, function, format, rounding=rounding, denormals=denormals,
                      inputs=inputs, takes=takes, worst=show)
@@ -105,6 +120,11 @@ def assert_max_ulp(impl: Any, function: str, format: str, max_ulp: float, *,
         problems.append(f"max {report.max_ulp} ULP > max_ulp={max_ulp}")
     if mean_bound is not None and report.mean_ulp > mean_bound:
         problems.append(f"mean {report.mean_ulp:.4g} ULP > max_mean_ulp={max_mean_ulp}")
+    if error_bound is not None and report.max_error is not None and \
+            report.max_error > error_bound:
+        above = int((report.error > error_bound).sum())
+        problems.append(f"max error {report.max_error:.6g} ULP of the real value > "
+                        f"max_error={max_error} ({above} inputs above)")
     if report.nan_mismatches or report.inf_mismatches:
         problems.append(f"{report.nan_mismatches} NaN and {report.inf_mismatches} inf "
                         "disagreements")

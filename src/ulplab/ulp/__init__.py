@@ -11,6 +11,9 @@ the difference of their indices.
 With ``ftz=True`` subnormals are read as zero and the smallest normal is one step from zero (the
 flush-to-zero ordinal). NaN and infinities have no index (-2**62 marks them); callers count
 NaN/inf disagreements separately.
+
+``real_ulp_error`` is the other figure: a result against the real (unrounded) f(x), in ULPs of
+the format at f(x), a fraction (0.5: correctly rounded to nearest; < 1: faithful).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import functools
 
 import numpy as np
 
-from ulplab.formats import Format, flush_subnormals, is_finite, to_values
+from ulplab.formats import Format, Kind, classify, flush_subnormals, is_finite, to_values
 
 NO_INDEX = -(2**62)
 
@@ -67,4 +70,86 @@ def ulp_distance(a: np.ndarray, b: np.ndarray, fmt: Format, ftz: bool = False,
     return np.where(ok, np.abs(ia - ib), -1)
 
 
-__all__ = ["NO_INDEX", "ordinal_bitwise", "ordinal_sorted", "ulp_distance"]
+def ulp_at(real: np.ndarray, fmt: Format, ftz: bool = False) -> np.ndarray:
+    """The ULP of ``fmt`` at each real value (float64; sign ignored): 2^(e - p + 1) with e the
+    binade of |real| (2^e <= |real| < 2^(e+1); a power of two is the first value of its binade,
+    so 2^e has the larger spacing, the one above it), e clamped to [emin, emax]:
+
+    * below the normal range (and at 0) the subnormal quantum 2^(emin - p + 1), the spacing of
+      the subnormals; with ``ftz`` 2^emin, the step from 0 to the smallest normal;
+    * at and beyond 2^(emax + 1) (and at ±inf) the spacing of the last binade, the ULP of the
+      largest finite value.
+
+    float8_e8m0fnu (p = 1, no zero) follows the same rule: its spacing at 2^e is 2^e. NaN in,
+    NaN out.
+    """
+    r = np.abs(np.asarray(real, dtype=np.float64))
+    with np.errstate(invalid="ignore"):
+        _, e = np.frexp(np.where(np.isfinite(r), r, 0.0))  # r = m 2^e, 0.5 <= m < 1
+    binade = np.where(r == 0, fmt.emin, e - 1)
+    binade = np.where(np.isinf(r), fmt.emax, np.clip(binade, fmt.emin, fmt.emax))
+    ulp = np.ldexp(1.0, binade - fmt.precision + 1)
+    if ftz and fmt.has_zero:
+        ulp = np.where(r < fmt.min_normal, fmt.min_normal, ulp)
+    return np.where(np.isnan(r), np.nan, ulp)
+
+
+def overflow_value(fmt: Format) -> float:
+    """What an overflow result (+inf; NaN in a format whose overflow gives NaN) stands for: the
+    largest finite value plus its ULP, 2^(emax+1) in an IEEE format (float8_e4m3fn: 480)."""
+    return fmt.max_value + float(ulp_at(np.array([fmt.max_value]), fmt)[0])
+
+
+def real_ulp_error(got: np.ndarray, real: np.ndarray, fmt: Format,
+                   ftz: bool = False) -> np.ndarray:
+    """|got - f(x)| / ulp(f(x)): each result (bit patterns of ``fmt``) against the real value
+    (float64, ``ulplab.oracle.real``), in ULPs of the format at the real value (``ulp_at``:
+    the binade of |f(x)|, the subnormal quantum below the normal range, the last binade's ULP
+    beyond it). A float64 array; 0.5 or less on every input of a correctly rounded (to nearest)
+    result, below 1 for a faithful one.
+
+    * +0 and -0 are the value 0 (a sign of zero is not an error of size).
+    * NaN result and NaN real value: 0. NaN on one side only: inf, except a NaN that is the
+      format's overflow result (below).
+    * An overflow result, +inf or -inf (and NaN in a format whose overflow gives NaN: the fnuz
+      and e4m3fn formats), stands for every value from ``overflow_value`` (OV = max + ulp(max))
+      up. Against a real value of the same sign beyond the largest finite value it scores
+      max(0, OV - |f(x)|) / ulp(max): below 1 (faithful) there, at most 0.5 once |f(x)| reaches
+      the rounding threshold max + ulp(max)/2, 0 for |f(x)| >= OV or an infinite f(x). Against a
+      real value the format can hold (|f(x)| <= max) or of the other sign: inf.
+    * A finite result against an infinite real value (log(0), or |f(x)| beyond float64): inf.
+    * Saturating formats (float6/float4: no infinity, no NaN) round overflow to the largest
+      value, which is measured as the value it is: beyond the range the error grows with f(x).
+
+    ``ftz``: the flush-to-zero format (no subnormals), as in ``ulp_distance``: below the
+    smallest normal the ULP is the step from 0 to it. A policy that flushes subnormal results is
+    otherwise measured as it is: a flushed subnormal counts its distance to f(x).
+    """
+    real = np.asarray(real, dtype=np.float64)
+    bits = np.asarray(got)
+    if bits.shape != real.shape:
+        raise ValueError(f"got and real differ in shape: {bits.shape} and {real.shape}")
+    g = to_values(bits, fmt)
+    kind = classify(bits, fmt)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ulp = ulp_at(real, fmt, ftz)
+        err = np.abs(g - real) / ulp
+        top_ulp = float(ulp_at(np.array([fmt.max_value]), fmt)[0])
+        beyond = np.abs(real) > fmt.max_value  # inf included
+        standing = np.maximum(0.0, overflow_value(fmt) - np.abs(real)) / top_ulp
+        standing = np.where(np.isinf(real), 0.0, standing)
+    finite_g = np.isfinite(g)
+    err = np.where(finite_g & np.isinf(real), np.inf, err)
+    is_inf = kind == Kind.INF
+    same_sign = np.signbit(g) == np.signbit(real)
+    err = np.where(is_inf, np.where(beyond & same_sign & ~np.isnan(real), standing, np.inf), err)
+    is_nan = kind == Kind.NAN
+    nan_err = np.where(np.isnan(real), 0.0, np.inf)
+    if fmt.overflow == "nan":
+        nan_err = np.where(beyond & ~np.isnan(real), standing, nan_err)
+    err = np.where(is_nan, nan_err, err)
+    return np.where(~is_nan & np.isnan(real), np.inf, err)
+
+
+__all__ = ["NO_INDEX", "ordinal_bitwise", "ordinal_sorted", "overflow_value", "real_ulp_error",
+           "ulp_at", "ulp_distance"]
