@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from conftest import needs
+from conftest import needs, one_line_error
 from ulplab.cli.main import main
 from ulplab.formats import EXHAUSTIVE_FORMATS, get_format
 from ulplab.functions import FUNCTIONS
@@ -121,3 +121,37 @@ def test_narrow_formats_get_a_report_card_or_a_reason(fmt):
     assert set(rows) | set(skipped) == {"torch", "torch-f32", "jax", "jax-f32"}
     assert all(fmt in reason for reason in skipped.values())
     assert "torch" in skipped  # measured: no torch CPU math in any fp8/fp6/fp4 dtype
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    (["peers"], "give a function, or --all-functions"),
+    (["peers", "exp", "--all-functions"], "not both"),
+    (["peers", "--all-functions", "--callable", "numpy:exp"], "--callable is not for"),
+    (["peers", "exp", "--time-limit", "-1"], "positive number of seconds"),
+    (["peers", "exp", "--time-limit", "soon"], "not a number of seconds"),
+    (["peers", "--all-functions", "--format", "float32"], "cannot be swept exhaustively"),
+])
+def test_card_bad_input(capsys, argv, needle):
+    one_line_error(capsys, argv, needle)
+
+
+def test_all_functions_card_json(tmp_path, monkeypatch):
+    """The one-command card over every function (numpy and det, to keep it short): machine,
+    versions, command and a card per function, each row saying what it computed in."""
+    import ulplab.peers.card as card_module
+
+    monkeypatch.setattr(card_module, "CARD_FUNCTIONS", ("exp", "tanh"))
+    import ulplab.cli.main as cli
+
+    out = tmp_path / "card.json"
+    assert cli.main(["peers", "--all-functions", "--backends", "numpy,det", "--json", str(out),
+                     "--quiet"]) == 0
+    data = json.loads(out.read_text())
+    assert data["kind"] == "accuracy card" and data["format"] == "bfloat16"
+    assert [c["function"] for c in data["cards"]] == ["exp", "tanh"]
+    assert data["command"] == ("ulplab peers --all-functions --backends numpy,det --json "
+                               f"{out} --quiet")
+    assert data["machine"]["cpu_count"] >= 1 and "numpy" in data["versions"]
+    rows = {r["backend"]: r for r in data["cards"][0]["backends"]}
+    assert rows["numpy"]["computes_in"] == "float32"
+    assert rows["det"]["computes_in"] == "bfloat16" and rows["det"]["max_ulp"] == 0

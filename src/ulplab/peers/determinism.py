@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ulplab.backends import BACKENDS, Unavailable, backend_modules
+from ulplab.backends import BACKENDS, Backend, Unavailable, backend_modules, registered_backends
 from ulplab.backends._isolated import BackendFailed, Pool
 from ulplab.formats import Format, all_patterns, get_format
 from ulplab.peers.machine import backend_versions, cpu_flags, machine
@@ -88,12 +88,15 @@ def _bits(y: Any) -> np.ndarray:
                                                      4: np.uint32}[y.dtype.itemsize])
 
 
-def child_baseline(backend: str, func: str, fmt_name: str, layouts: bool) -> dict[str, Any]:
+def child_baseline(backend: str | Backend, func: str, fmt_name: str, layouts: bool
+                   ) -> dict[str, Any]:
     """In the backend's process: its results on every input as one array ("base", bits, and
     the output dtype), and with ``layouts`` the position and shape checks, each as (indices of
-    the inputs whose bits differed from the base, the bits they got)."""
+    the inputs whose bits differed from the base, the bits they got). ``backend``: a name in
+    the registry, or a Backend (one added at run time, whose ``make`` the child imports)."""
     fmt = get_format(fmt_name)
-    run, takes = BACKENDS[backend].make(func, fmt, False)
+    b = BACKENDS[backend] if isinstance(backend, str) else backend
+    run, takes = b.make(func, fmt, False)
     x = _inputs(fmt, takes)
     with np.errstate(all="ignore"):
         y = np.asarray(run(x))
@@ -191,12 +194,18 @@ def _against(base: dict[str, Any], other: dict[str, Any], fmt: Format) -> dict[s
     return _summary(idx, b[idx], a, fmt, base["dtype"])
 
 
+def _ref(name: str) -> str | Backend:
+    """What a child is sent: the name of a registered backend, else the Backend itself."""
+    return name if name in registered_backends() else BACKENDS[name]
+
+
 def _compare(pool: Pool, backend: str, func: str, fmt: Format, base: dict[str, Any]
              ) -> dict[str, Any]:
     """``backend``'s results on every input, run in ``pool`` (its environment), against the
     baseline; a backend that cannot run there is {"skipped": why}, one that fails {"error"}."""
     try:
-        other = pool.call(backend, f"{__name__}:child_baseline", backend, func, fmt.name, False)
+        other = pool.call(backend, f"{__name__}:child_baseline", _ref(backend), func, fmt.name,
+                          False)
     except Unavailable as why:
         return {"skipped": str(why)}
     except BackendFailed as why:
@@ -228,8 +237,8 @@ def determinism_card(fmt: str = "bfloat16", functions: Sequence[str] | None = No
                     progress(f"{name} {func}")
                 row: dict[str, Any] = {"backend": name, "function": func}
                 try:
-                    base = pools["base"].call(name, f"{__name__}:child_baseline", name, func,
-                                              f.name, True)
+                    base = pools["base"].call(name, f"{__name__}:child_baseline", _ref(name),
+                                              func, f.name, True)
                 except (Unavailable, BackendFailed) as why:
                     status = "skipped" if isinstance(why, Unavailable) else "failed"
                     rows.append({**row, "status": status, "reason": str(why)})
