@@ -170,17 +170,17 @@ def test_code_blocks_honour_the_skip_marker():
     assert code_blocks(md, "console") == ["$ ulplab functions\n"]
 
 
-PYTHON_PAGES = [p for p in pages() if code_blocks(p.read_text(), "python")]
+PYTHON_PAGES = [p for p in [*pages(), README] if code_blocks(p.read_text(), "python")]
 CONSOLE_LINES = [(p, line[2:]) for p in pages() for block in code_blocks(p.read_text(), "console")
                  for line in block.splitlines() if line.startswith("$ ulplab ")]
 
 
 def test_the_pages_have_examples_to_run():
-    assert {p.name for p in PYTHON_PAGES} >= {"tour.md", "python.md"}
+    assert {p.name for p in PYTHON_PAGES} >= {"tour.md", "python.md", "README.md"}
     assert len(CONSOLE_LINES) >= 3
 
 
-@pytest.mark.parametrize("page", PYTHON_PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+@pytest.mark.parametrize("page", PYTHON_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_python_examples_run(page, tmp_path):
     """Each page's ```python blocks, in order, in one fresh interpreter (a block may use what an
     earlier block of its page defined)."""
