@@ -324,7 +324,8 @@ def gen_cr_table() -> str:
 # ---------------------------------------------------------------- speed
 
 
-NATIVE_COLUMNS = (("odd", "odd, 1 thread"), ("det", "det, 1 thread"), ("glibc", "glibc"),
+NATIVE_COLUMNS = (("odd", "odd, 1 thread"), ("det", "det, 1 thread"),
+                  ("f32p", "det with its float32 first pass, 1 thread"), ("glibc", "glibc"),
                   ("numpy", "NumPy"), ("torch_1", "torch, 1 thread"), ("det_T", "det, T threads"),
                   ("torch_T", "torch, T threads"))
 
@@ -336,8 +337,10 @@ def gen_native_speed() -> str:
     for path in sorted((RESULTS / "native").glob("*.json")):
         d = json.loads(path.read_text())
         t = d.get("threads", "T")
+        present = {k for f in d["functions"].values() for k in f["melem_per_s"]}
+        known = [k for k, _ in NATIVE_COLUMNS]
         cols = [(k, label.replace("T threads", f"{t} threads")) for k, label in NATIVE_COLUMNS
-                if any(k in f["melem_per_s"] for f in d["functions"].values())]
+                if k in present] + [(k, k) for k in sorted(present - set(known))]
         rows = []
         for func, f in d["functions"].items():
             mel = f["melem_per_s"]

@@ -124,8 +124,8 @@ def test_kernel_pages_hold_the_registry_and_the_runs(site):
     for path in (ROOT / "benchmarks/results/native").glob("*.json"):
         run = json.loads(path.read_text())
         assert path.stem in speed and run["machine"]["cpu"] in speed
-        exp_rate = run["functions"]["exp"]["melem_per_s"]["det"]
-        assert f"<td>{exp_rate:.0f}</td>" in speed
+        for rate in run["functions"]["exp"]["melem_per_s"].values():
+            assert f"<td>{rate:.0f}</td>" in speed
 
 
 def test_recorded_analyze_table_matches_its_json(site):
