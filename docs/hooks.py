@@ -286,6 +286,26 @@ def gen_kernel_proofs() -> str:
         _table(["kernel", *fmts], rows, "l" + "r" * len(fmts))])
 
 
+def gen_fast64_proofs() -> str:
+    """The registry's proofs that the compiled runner with a float64 first pass gives the float32
+    entry point's bits on all 2^32 inputs, per build variant (``fast64_proofs``)."""
+    from ulplab.kernels import registry
+
+    rows = []
+    for name, k in registry.kernels().items():
+        for variant, p in getattr(k, "fast64_proofs", {}).items():
+            rows.append([f"`{name}`", variant, f"{p.inputs:,}", f"{p.mismatches:,}",
+                         f"{p.flagged:,}", p.date, f"{p.seconds:,.0f}", f"`{p.record}`"])
+    if not rows:
+        return "No kernel of the registry records a float64 first-pass proof yet."
+    return "\n".join([
+        "*Generated at build time from the `fast64_proofs` of the registry entries, each run by "
+        "`python benchmarks/verify_native.py --fast64 FUNC` and kept in the JSON named in the last "
+        "column (with its date, time, CPU and compiler).*", "",
+        _table(["kernel", "build variant", "inputs", "mismatches", "sent to the second pass",
+                "date", "seconds", "record"], rows, "llrrrlrl")])
+
+
 def gen_cr_table() -> str:
     """The correctly rounded float32 entry point of each kernel: its rounding test's bound, the
     inputs it leaves undecided, its exceptions, and the exhaustive sweep against the oracle."""
@@ -336,6 +356,8 @@ def gen_native_speed() -> str:
     parts = []
     for path in sorted((RESULTS / "native").glob("*.json")):
         d = json.loads(path.read_text())
+        if not isinstance(d, dict) or "functions" not in d:  # another script's record
+            continue
         t = d.get("threads", "T")
         present = {k for f in d["functions"].values() for k in f["melem_per_s"]}
         known = [k for k, _ in NATIVE_COLUMNS]
@@ -580,6 +602,7 @@ GENERATORS: dict[str, Callable[..., str]] = {
     "gelu-improvements": gen_gelu_improvements,
     "kernels": gen_kernels,
     "kernel-proofs": gen_kernel_proofs,
+    "fast64-proofs": gen_fast64_proofs,
     "cr-table": gen_cr_table,
     "native-speed": gen_native_speed,
     "float32-peers": gen_float32_peers,
