@@ -7,6 +7,7 @@ the tests pin; where torch's figures differ with the CPU's SIMD level the test r
 
 import json
 
+import numpy as np
 import pytest
 
 from conftest import needs, one_line_error
@@ -129,7 +130,7 @@ def test_narrow_formats_get_a_report_card_or_a_reason(fmt):
     (["peers", "--all-functions", "--callable", "numpy:exp"], "--callable is not for"),
     (["peers", "exp", "--time-limit", "-1"], "positive number of seconds"),
     (["peers", "exp", "--time-limit", "soon"], "not a number of seconds"),
-    (["peers", "--all-functions", "--format", "float32"], "cannot be swept exhaustively"),
+    (["peers", "exp", "--format", "float32"], "cannot be swept exhaustively"),
 ])
 def test_card_bad_input(capsys, argv, needle):
     one_line_error(capsys, argv, needle)
@@ -155,3 +156,27 @@ def test_all_functions_card_json(tmp_path, monkeypatch):
     rows = {r["backend"]: r for r in data["cards"][0]["backends"]}
     assert rows["numpy"]["computes_in"] == "float32"
     assert rows["det"]["computes_in"] == "bfloat16" and rows["det"]["max_ulp"] == 0
+
+
+def test_float32_card_is_sampled_with_the_hard_cases_and_says_so():
+    from ulplab.kernels import exceptions
+    from ulplab.peers.card import float32_sample, full_card
+
+    bits, what = float32_sample("exp")
+    hard = exceptions.table("exp").keys
+    assert hard.size > 0 and np.isin(hard, bits).all()  # every hard case is swept
+    assert what.startswith(f"sampled: {bits.size:,} float32 inputs ({hard.size} hard cases")
+    data = full_card("float32", ["exp"], ["numpy", "det"], time_limit=240)
+    (card,) = data["cards"]
+    rows = {r["backend"]: r for r in card["backends"]}
+    assert {r["coverage"] for r in rows.values()} == {"sampled"}
+    assert rows["det"]["max_ulp"] == 0 and rows["det"]["inputs"] == bits.size
+    assert data["coverage"] == what
+
+
+def test_sixteen_bit_card_rows_say_exhaustive(monkeypatch):
+    from ulplab.peers.card import full_card
+
+    data = full_card("bfloat16", ["exp"], ["numpy"], time_limit=240)
+    assert data["cards"][0]["backends"][0]["coverage"] == "exhaustive"
+    assert data["coverage"] == "exhaustive: every one of the 65,536 bfloat16 inputs"

@@ -470,7 +470,7 @@ def _all_functions_card(args: argparse.Namespace, names: list[str] | None) -> in
     for option in ("callable", "method", "via"):
         if getattr(args, option):
             raise UsageError(f"--{option} is not for --all-functions (one function's card)")
-    fmt = _exhaustive_format(args.format)
+    fmt = get_format(args.format)  # float32: the sampled card (hard cases and random inputs)
     if args.json:
         check_writable(args.json)
     data = full_card(fmt.name, CARD_FUNCTIONS, names, worst=args.worst,

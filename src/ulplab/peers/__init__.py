@@ -55,9 +55,12 @@ def _one_line(exc: BaseException) -> str:
 def _behaviours(method: Method, out: Outputs, fmt: Format, denormals: str) -> dict[str, Any]:
     bits, got, expected = out.x_bits, out.got, out.expected
     sub_in = classify(bits, fmt) == Kind.SUBNORMAL
-    where = np.full(fmt.n_patterns, -1, dtype=np.int64)  # pattern -> position in the sweep
-    where[bits.astype(np.int64)] = np.arange(len(bits))
-    zero_at = where[signed_zero(bits, fmt)]  # the zero with the same sign (+0 in fnuz)
+    # the position in the sweep of the zero with the same sign (+0 in fnuz), -1 if not swept
+    order = np.argsort(bits, kind="stable")
+    swept = bits[order]
+    zeros = signed_zero(bits, fmt)
+    at = np.clip(np.searchsorted(swept, zeros), 0, len(bits) - 1)
+    zero_at = np.where(swept[at] == zeros, order[at], -1)
     has_zero = zero_at >= 0
     z = np.where(has_zero, zero_at, 0)
     differs = has_zero & (expected != expected[z])
@@ -102,6 +105,7 @@ def report_card(func: str, fmt: Format | str, backends: Sequence[str] | None = N
                 callables: Sequence[str] = (), backward: bool = True, worst: int = 8, *,
                 methods: Sequence[Method] = (), rounding: str = "nearest-even",
                 denormals: str = "ieee", inputs: str = "all", via: str | None = None,
+                bits: np.ndarray | None = None,
                 index: bool = False, progress: bool = False, time_limit: float | None = None,
                 pool: Pool | None = None) -> dict[str, Any]:
     """Every backend over every input of ``fmt`` (or the set ``inputs``): ``ulplab peers``' JSON.
@@ -109,6 +113,9 @@ def report_card(func: str, fmt: Format | str, backends: Sequence[str] | None = N
     ``rounding``/``denormals``/``via`` choose the reference (see ``ulplab.sweep.reference``);
     ``methods`` are registered ulplab methods measured beside the backends; ``index`` adds the
     ordinal index (0 = most negative finite value) of each worst input and result.
+
+    ``bits``: the input patterns to sweep instead (``inputs`` then only names them): float32's
+    sampled card (``ulplab.peers.card.float32_sample``).
 
     ``time_limit`` (seconds) runs each backend in a child process of its own
     (``ulplab.backends._isolated``) that may take at most that long for each call: a backend
@@ -121,7 +128,8 @@ def report_card(func: str, fmt: Format | str, backends: Sequence[str] | None = N
     fmt = get_format(fmt)
     check_mode(rounding)
     policy = get_policy(denormals)
-    bits = None if inputs == "all" else input_set(fmt, inputs)
+    if bits is None:
+        bits = None if inputs == "all" else input_set(fmt, inputs)
     if bits is not None and bits.size == 0:
         raise UsageError(f"no {inputs} inputs in {fmt.name}")
     names = ([n for n, b in BACKENDS.items() if b.on_card] if backends is None
