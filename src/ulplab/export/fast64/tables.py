@@ -68,6 +68,19 @@ def exp_table() -> str:
 
 
 @cache
+def pio2_split() -> str:
+    """pi/2 split in three (Cody and Waite): ``UL_PIO2_1`` = pi/2 rounded to 36 significant
+    bits, ``UL_PIO2_2`` the rest rounded to 36 bits, ``UL_PIO2_3`` what remains rounded to
+    nearest (together pi/2 within 2^-125); k times the first two is exact for |k| < 2^17."""
+    with mpmath.workprec(200):
+        p1, _ = _split(mpmath.pi / 2, 36)
+        p2, _ = _split(mpmath.pi / 2 - mpmath.mpf(p1), 36)
+        p3 = _nearest(mpmath.pi / 2 - mpmath.mpf(p1) - mpmath.mpf(p2))
+    return (c_constant("UL_PIO2_1", p1) + c_constant("UL_PIO2_2", p2)
+            + c_constant("UL_PIO2_3", p3))
+
+
+@cache
 def ln2_split() -> str:
     """ln2 split in two: ``UL_LN2_HI`` (40 significant bits: k times it is exact for
     |k| < 2^13) and ``UL_LN2_LO`` (the rest, rounded to nearest)."""
