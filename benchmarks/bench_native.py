@@ -12,7 +12,11 @@ a rotating order (``timing.interleaved_medians``), medians shown. Columns:
   the chosen build variant);
 * det: its correctly rounded float32 entry point (the two-pass runner, first pass then the
   entry point on the flagged inputs), what ``ulplab.det`` and a float32 user call; the ratios
-  are det's;
+  are det's; its first pass is the kernel's float64 one where it has one
+  (``ulplab.export.fast64``: exp, log, tanh), else its float32 one;
+* f32p: the same runner with the float32 first pass (``first_pass="float32"``), the runner
+  before the float64 passes, for the kernels that have one ("-" for the others: it is det);
+  same bits;
 * glibc: a C loop calling glibc's float function per element (expf, logf, sinf, cosf, tanhf,
   erff; the activations as their textbook float formula over expf/erff), built with the same
   compiler and flags as det (-O3 -ffp-contract=off and the variant's -march), called the same
@@ -143,7 +147,7 @@ def main() -> None:
     # that the det call timed next needs (measured: 2^20 elements, det on 2 threads right after
     # torch.exp took 2256 us, no faster than one thread; 1275 us with PASSIVE)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    from ulplab.export import native
+    from ulplab.export import fast64, native
 
     variant = args.variant or native.best_variant()
     flags = [*native.BASE_FLAGS, *native.VARIANTS[variant][0]]
@@ -164,11 +168,11 @@ def main() -> None:
           f" interleaved rounds); T = {threads} threads" + (
               f" (det capped at {capped} cores)" if capped < threads else ""))
     print(f"CPU: {cpu_isa()}, {os.cpu_count()} cores")
-    print(f"{'':<9} {'--------- one thread ---------':>30}  {'time ratios':>13}   "
+    print(f"{'':<9} {'------------- one thread -------------':>37}  {'time ratios':>20}   "
           f"{'---------- T threads ----------':>31}  {'det T/':>6}  {'scaling 1->T':>12}")
-    print(f"{'function':<9} {'odd':>6} {'det':>6} {'glibc':>6} {'numpy':>6}  "
-          f"{'/glibc':>6} {'/numpy':>6}   {'det T':>6} {'torch1':>6} {'torchT':>6}  "
-          f"{'torchT':>6}  {'det':>5} {'torch':>6}")
+    print(f"{'function':<9} {'odd':>6} {'det':>6} {'f32p':>6} {'glibc':>6} {'numpy':>6}  "
+          f"{'/glibc':>6} {'/numpy':>6} {'f32p/np':>7}   {'det T':>6} {'torch1':>6} "
+          f"{'torchT':>6}  {'torchT':>6}  {'det':>5} {'torch':>6}")
     record: dict[str, Any] = {"machine": machine(), "n": n, "runs": args.runs,
                               "variant": variant, "flags": flags, "threads": threads,
                               "functions": {}}
@@ -176,6 +180,7 @@ def main() -> None:
         x = ranges.get(func, act).astype(np.float32)
         det = native.kernel(func, variant, "odd")
         det32 = native.kernel(func, variant, "float32")
+        det32_f32p = native.kernel(func, variant, "float32", first_pass="float32")
         peer = getattr(lib, f"peer_{func}")
 
         def glibc(x: np.ndarray, peer=peer) -> np.ndarray:
@@ -186,6 +191,8 @@ def main() -> None:
 
         fns = {"odd": partial(det, x, threads=1), "det": partial(det32, x, threads=1),
                "glibc": partial(glibc, x), "det_T": partial(det32, x, threads=threads)}
+        if func in fast64.FUNCTIONS:
+            fns["f32p"] = partial(det32_f32p, x, threads=1)
         if func in NUMPY:
             fns["numpy"] = partial(NUMPY[func], x)
         if func in ops:
@@ -198,14 +205,21 @@ def main() -> None:
             torch.set_num_threads(torch_threads)
         t_np, t_1, t_tt = t.get("numpy"), t.get("torch_1"), t.get("torch_T")
         ratio_np = "     -" if t_np is None else f"{t['det'] / t_np:6.2f}"
+        t_f32p = t.get("f32p")
+        ratio_f32p = ("      -" if t_np is None or t_f32p is None
+                      else f"{t_f32p / t_np:7.2f}")
         vs_torch = "     -" if t_tt is None else f"{t['det_T'] / t_tt:6.2f}"
         torch_scaling = "     -" if t_1 is None or t_tt is None else f"{t_1 / t_tt:6.2f}"
-        print(f"{func:<9} {melem(n, t['odd'])} {melem(n, t['det'])} {melem(n, t['glibc'])} "
-              f"{melem(n, t_np)}  {t['det'] / t['glibc']:6.2f} {ratio_np}   "
+        print(f"{func:<9} {melem(n, t['odd'])} {melem(n, t['det'])} {melem(n, t_f32p)} "
+              f"{melem(n, t['glibc'])} {melem(n, t_np)}  {t['det'] / t['glibc']:6.2f} "
+              f"{ratio_np} {ratio_f32p}   "
               f"{melem(n, t['det_T'])} {melem(n, t_1)} {melem(n, t_tt)}  {vs_torch}  "
               f"{t['det'] / t['det_T']:5.2f} {torch_scaling}", flush=True)
         record["functions"][func] = {
             "seconds": t, "melem_per_s": {k: n / v / 1e6 for k, v in t.items()},
+            "first_pass": "float64" if func in fast64.FUNCTIONS else "float32",
+            "det_over_numpy": None if t_np is None else t["det"] / t_np,
+            "f32p_over_numpy": None if t_np is None or t_f32p is None else t_f32p / t_np,
             "det_T_over_torch_T": None if t_tt is None else t["det_T"] / t_tt,
             "det_scaling": t["det"] / t["det_T"],
             "torch_scaling": None if t_1 is None or t_tt is None else t_1 / t_tt}

@@ -2,73 +2,175 @@
 float32 input.
 
     python benchmarks/verify_native.py FUNC [FUNC ...] [--rounding float32|odd] [--log2-chunk 24]
+        [--first-pass float64|float32] [--variants avx512,avx2,portable] [--threads T]
+        [--log2-inputs 32]
+    python benchmarks/verify_native.py --fast64 [FUNC ...] [--variants ...] [--record PATH]
 
-``ulplab.export.native.kernel(FUNC, rounding="float32")`` runs two passes (the kernel's first
-pass, ``KERNELS[..]["first_pass"]``, or without one the kernel in the ``fast`` rounding mode;
-then the whole entry point on the results it flagged) and, for tan, a fast-path build on chunks
-of small inputs. This script compares its output, bit for
-bit, with the one-pass C build of the whole entry point (nearest rounding and exception table on
-every input: the build the golden hashes and the exhaustive oracle sweeps hold) on all 2^32 bit
-patterns, and prints the mismatches (none expected), how many results the first pass flagged,
-and the time.
+``ulplab.export.native.kernel(FUNC, rounding="float32")`` runs two passes (the first pass: the
+kernel's float64 one, ``ulplab.export.fast64``, where it has one, else its float32 one,
+``KERNELS[..]["first_pass"]``, or without one the kernel in the ``fast`` rounding mode; then the
+whole entry point on the results it flagged) and, for tan, a fast-path build on chunks of small
+inputs. This script compares its output, bit for
+bit, with the one-pass C build of the whole entry point (nearest rounding and exception table
+on every input: the build the golden hashes and the exhaustive oracle sweeps hold; built for the
+best variant this machine runs, whatever the variant under test, since the portable build's
+software fmaf makes it about ten times slower) on all 2^32 bit patterns, both native and on
+``--threads`` threads (default every core), and prints the mismatches (none expected), how
+many results the first pass flagged, and the time, per build variant (default: the best this
+machine runs; ``--variants`` names others, each of which the machine must run).
+
+``--fast64``: the proof of the float64 first passes, ``--first-pass float64`` over every variant
+the machine runs (avx512, avx2, portable; ``ULPLAB_MAX_ISA`` caps them) for every kernel of
+``ulplab.export.fast64.FUNCTIONS`` (or those named), each full sweep recorded in ``--record``
+(default ``benchmarks/results/native/fast64-proofs.json``: kernel, variant, the kernel's golden
+float32 hash, the SHA-256 of the float64 pass's C source, inputs, mismatches, flagged, seconds,
+threads, date, CPU, compiler), which ``python -m ulplab.analysis.kernel_registry --write``
+copies into ``registry.json`` (``fast64_proofs``). ``--log2-inputs K`` below 32 sweeps every
+2^(32-K)-th bit pattern only (a quick check; never recorded). Exit status 1 on any mismatch.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
 import sys
 import time
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+RECORD = Path(__file__).resolve().parent / "results" / "native" / "fast64-proofs.json"
 
-def verify(func: str, rounding: str, log2_chunk: int) -> int:
+
+def verify(func: str, rounding: str, log2_chunk: int, variant: str, first_pass: str = "float64",
+           threads: int | None = None, log2_inputs: int = 32) -> dict[str, Any]:
+    """Sweep ``func``'s runner against its one-pass entry point for ``variant``; returns the
+    counts (inputs, mismatches, flagged where the runner has a first pass) and seconds."""
     from ulplab.export import native
     from ulplab.kernels.core import FLAG_NAN
 
-    variant = native.best_variant()
-    runner = native.kernel(func, variant, rounding)
-    one_pass = native._entry(func, variant, rounding)
-    first = native._float32_passes(func, variant)[0] if rounding == "float32" else None
-    n = 1 << log2_chunk
+    count = native.resolve_threads(threads)
+    runner = native.kernel(func, variant, rounding, first_pass)
+    one_pass = native._entry(func, native.best_variant(), rounding)
+    first = (native._float32_passes(func, variant, first_pass)[0] if rounding == "float32"
+             else None)
+    total = 1 << log2_inputs
+    n = min(1 << log2_chunk, total)
+    stride = 1 << (32 - log2_inputs)
     got, want = np.empty(n, np.float32), np.empty(n, np.float32)
+    w_at = want.ctypes.data
     bad = flagged = 0
     start = time.perf_counter()
-    for c in range((1 << 32) // n):
-        x = np.arange(c * n, (c + 1) * n, dtype=np.uint64).astype(np.uint32).view(np.float32)
-        runner(x, got)
-        one_pass(x.ctypes.data, want.ctypes.data, n)
+    for c in range(total // n):
+        x = (np.arange(c * n, (c + 1) * n, dtype=np.uint64) * stride).astype(np.uint32)
+        x = x.view(np.float32)
+        x_at = x.ctypes.data
+        runner(x, got, threads=count)
+
+        def whole(lo: int, hi: int, fn: Any = one_pass, x_at: int = x_at) -> None:
+            fn(x_at + 4 * lo, w_at + 4 * lo, hi - lo)
+
+        native.run_sliced(whole, n, count)
         diff = np.flatnonzero(got.view(np.uint32) != want.view(np.uint32))
         if diff.size:
             bad += diff.size
-            print(f"  {func}: {diff.size} mismatches from 0x{c * n + int(diff[0]):08x}",
-                  flush=True)
+            i = int(diff[0])
+            print(f"  {func} ({variant}): {diff.size} mismatches in chunk {c}; first x = "
+                  f"{float(x[i]).hex()} (0x{int(x.view(np.uint32)[i]):08x}): got "
+                  f"{float(got[i]).hex()}, want {float(want[i]).hex()}", flush=True)
         if first is not None:
-            first(x.ctypes.data, want.ctypes.data, n)
+            def first_only(lo: int, hi: int, fn: Any = first, x_at: int = x_at) -> None:
+                fn(x_at + 4 * lo, w_at + 4 * lo, hi - lo)
+
+            native.run_sliced(first_only, n, count)
             flagged += int(np.count_nonzero((want.view(np.uint32) & np.uint32(0x7FFFFFFF))
                                             == FLAG_NAN))
     secs = time.perf_counter() - start
-    share = f", first pass flagged {flagged:,} ({flagged / 2**32:.1e})" if first else ""
-    print(f"{func} ({rounding}): {bad} mismatches over all 2^32 inputs{share}; {secs:.0f} s",
-          flush=True)
-    return bad
+    share = (f", first pass ({first_pass}) flagged {flagged:,} ({flagged / total:.1e})"
+             if first is not None else "")
+    span = "all 2^32 inputs" if log2_inputs == 32 else f"2^{log2_inputs} inputs (stride {stride})"
+    print(f"{func} ({rounding}, {variant}, {count} threads): {bad} mismatches over {span}{share};"
+          f" {secs:.0f} s", flush=True)
+    return {"inputs": total, "mismatches": bad, "flagged": flagged if first else None,
+            "seconds": round(secs, 1), "threads": count}
+
+
+def record_fast64(path: Path, func: str, variant: str, result: dict[str, Any]) -> None:
+    """Add one full sweep of ``func``'s float64 first pass on ``variant`` to ``path``."""
+    from ulplab.export import fast64, native
+    from ulplab.files import write_json
+    from ulplab.kernels import registry
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from timing import cpu_isa
+
+    doc = json.loads(path.read_text()) if path.is_file() else {}
+    doc.setdefault("kernels", {}).setdefault(func, {})[variant] = {
+        "golden": registry.get(func).golden["float32"],
+        "fast64_source_sha256": fast64.source_sha256(func),
+        **result,
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "cpu": cpu_isa(), "compiler": native._compiler_id(native.compiler()),
+        "command": f"python benchmarks/verify_native.py --fast64 {func} --variants {variant}"}
+    write_json(path, doc)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("functions", nargs="+")
+    ap.add_argument("functions", nargs="*")
     ap.add_argument("--rounding", default="float32", choices=("float32", "odd"))
+    ap.add_argument("--first-pass", default="float64", choices=("float64", "float32"))
     ap.add_argument("--log2-chunk", type=int, default=24)
+    ap.add_argument("--log2-inputs", type=int, default=32)
+    ap.add_argument("--variants", default=None,
+                    help="comma-separated build variants (default: the best; --fast64: all "
+                         "this machine runs)")
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--fast64", action="store_true",
+                    help="prove the float64 first passes on every variant and record it")
+    ap.add_argument("--record", default=str(RECORD), help="--fast64's JSON record")
     args = ap.parse_args()
+    from ulplab.errors import UsageError
+    from ulplab.export import fast64, native
     from ulplab.kernels import registry
 
     det = registry.functions()
-    for f in args.functions:
+    funcs = args.functions or (list(fast64.FUNCTIONS) if args.fast64 else [])
+    if not funcs:
+        ap.error("name at least one function (or --fast64)")
+    for f in funcs:
         if f not in det:
             ap.error(f"no det kernel for {f!r}; valid: {', '.join(det)}")
+        if args.fast64 and f not in fast64.FUNCTIONS:
+            ap.error(f"no float64 first pass for {f!r}; valid: {', '.join(fast64.FUNCTIONS)}")
     if not 12 <= args.log2_chunk <= 28:
         ap.error(f"--log2-chunk must be in [12, 28], not {args.log2_chunk}")
-    bad = sum(verify(f, args.rounding, args.log2_chunk) for f in args.functions)
+    if not 12 <= args.log2_inputs <= 32:
+        ap.error(f"--log2-inputs must be in [12, 32], not {args.log2_inputs}")
+    if args.threads is not None and args.threads < 1:
+        ap.error(f"--threads must be positive, not {args.threads}")
+    try:
+        runnable = [v for v in native.runnable_variants() if v != "O0"]
+    except UsageError as exc:
+        ap.error(str(exc))
+    variants = (args.variants.split(",") if args.variants
+                else runnable if args.fast64 else runnable[:1])
+    for v in variants:
+        if v not in runnable:
+            ap.error(f"variant {v!r} does not run here; valid: {', '.join(runnable)}")
+    if args.fast64 and args.rounding != "float32":
+        ap.error("--fast64 proves the float32 entry point: no --rounding odd")
+    first_pass = "float64" if args.fast64 else args.first_pass
+    bad = 0
+    for f in funcs:
+        for v in variants:
+            result = verify(f, args.rounding, args.log2_chunk, v, first_pass, args.threads,
+                            args.log2_inputs)
+            bad += result["mismatches"]
+            if args.fast64 and args.log2_inputs == 32:
+                record_fast64(Path(args.record), f, v, result)
     sys.exit(1 if bad else 0)
 
 

@@ -20,6 +20,10 @@ does not depend on the chunking (the tests hold both builds and the runner to th
 hashes).
 
 The float32 entry point runs in two passes (``_float32_passes``). Pass 1 is the kernel's
+float64 first pass where it has one (``ulplab.export.fast64``: exp, log, tanh; hand-written C in
+float64 arithmetic that the compiler vectorizes, with a rounding test, proved to give the
+kernel's bits on all 2^32 inputs per build variant by ``benchmarks/verify_native.py --fast64``,
+built with ``FAST64_FLAGS``; ``kernel(..., first_pass="float32")`` skips it), else its float32
 first pass where its ``KERNELS`` entry has one (``first_pass``: exp, log, sin, cos, tanh,
 sigmoid, silu, gelu): a shorter evaluation with its own error bound and rounding test
 (``core.first_pass_result``/``first_pass_scaled``), returning the correctly rounded result or a
@@ -37,9 +41,9 @@ branch and the long double-float evaluations leave the hot loop.
 
 All of it runs in ``ulplab_drive``, a small C driver (``DRIVER``) that takes the kernels as
 function pointers: chunks of ``CHUNK`` inputs (copied to a buffer first only when ``out``
-overlaps ``x``), the round-to-odd fast path chosen per chunk, the flagged outputs found block by
-block and fixed per chunk (their inputs gathered into one buffer and run through the entry point
-in one call).
+overlaps ``x``), the round-to-odd fast path chosen per chunk, the flagged outputs found (a
+test over the chunk, then block by block where it has one) and fixed per chunk (their inputs
+gathered into one buffer and run through the entry point in one call).
 
 Threads: ``kernel``'s callable and ``lookup`` split a large buffer into contiguous slices, one
 per thread, every boundary a multiple of ``CHUNK`` (``slice_bounds``), and call the C loop on
@@ -223,18 +227,19 @@ def _verified(target: Path, manifest: Path) -> bool:
 
 
 def library(name: str, variant: str | None, make_source: Callable[[], str],
-            source_key: str | None = None) -> Path:
+            source_key: str | None = None, extra_flags: tuple[str, ...] = ()) -> Path:
     """The shared library ``name`` for ``variant``: loaded from the cache when its manifest's
     SHA-256 matches, else built from ``make_source()`` (called only then). The cache key is
     ``source_key`` (default: ``source_digest()``, the emitting packages' files), the compiler
-    and the flags. The library is written to a temporary file and renamed into place, then its
+    and the flags (``BASE_FLAGS``, the variant's and ``extra_flags``). The library is written
+    to a temporary file and renamed into place, then its
     manifest (JSON: SHA-256, source SHA-256, compiler, flags), so a reader never loads half a
     library, and one that fails its checksum is rebuilt."""
     variant = variant or best_variant()
     if variant not in VARIANTS:
         raise UsageError(f"unknown build variant {variant!r}; valid: {', '.join(VARIANTS)}")
     cc = compiler()
-    flags = [*BASE_FLAGS, *VARIANTS[variant][0]]
+    flags = [*BASE_FLAGS, *VARIANTS[variant][0], *extra_flags]
     parts = [name, variant, source_key or source_digest(), _compiler_key(cc), *flags]
     key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
     target = _build_dir() / f"{name}-{variant}-{key}.so"
@@ -438,8 +443,11 @@ DRIVER = f"""
 typedef void (*ul_kernel)(const float *restrict, float *restrict, long);
 /* out[i] = the kernel's result for x[i]: main (or fast, on a chunk whose magnitudes are all
    encoded below `below`) over each chunk, then fix on the results main/fast flagged. The
-   input chunk is copied first only when out overlaps x; flags are looked for in blocks of
-   {BLOCK} (a vectorized test per block, a scalar gather only in a block that has one). */
+   input chunk is copied first only when out overlaps x; flags are looked for by one
+   vectorized test over the chunk, then only in a chunk that has one in blocks of {BLOCK} (a
+   vectorized test per block, a scalar gather only in a block that has one: the test per
+   block alone, on every chunk, cost about 0.3 ns per element, a third of exp's float64 pass,
+   on the AVX-512 machine). */
 void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kernel fast_k,
                   uint32_t below, ul_kernel fix_k) {{
     float xb[{CHUNK}], xf[{CHUNK}], yf[{CHUNK}];
@@ -465,6 +473,12 @@ void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kerne
         }}
         k(xs, ys, m);
         if (!fix_k) continue;
+        uint32_t flagged = 0;  /* one vectorized pass over the chunk; flags are rare */
+        for (long i = 0; i < m; i++) {{
+            uint32_t b; memcpy(&b, ys + i, 4);
+            flagged |= (uint32_t)((b & 0x7FFFFFFFu) == 0x{FLAG_BITS:08X}u);
+        }}
+        if (!flagged) continue;
         long nf = 0;
         for (long b0 = 0; b0 < m; b0 += {BLOCK}) {{
             const long e = b0 + {BLOCK} < m ? b0 + {BLOCK} : m;
@@ -528,15 +542,55 @@ def _in_fast_mode(func: str, impl: Callable[[np.ndarray], np.ndarray]) -> Callab
     return run
 
 
+FIRST_PASSES = ("float64", "float32")
+"""The float32 runner's first passes: ``float64``, the kernel's float64 first pass
+(``ulplab.export.fast64``) where it has one, else its float32 one; ``float32``, always the
+float32 one (the kernel's ``first_pass``, or the kernel in the ``fast`` rounding mode)."""
+
+
+def check_first_pass(first_pass: str) -> str:
+    if first_pass not in FIRST_PASSES:
+        raise UsageError(f"unknown first pass {first_pass!r}; valid: {', '.join(FIRST_PASSES)}")
+    return first_pass
+
+
+FAST64_FLAGS: dict[str, tuple[str, ...]] = {
+    "avx512": ("-mprefer-vector-width=512", "-mtune=icelake-server"),
+    "avx2": ("-mtune=haswell",),
+}
+"""Tuning flags of the float64 first passes' builds, beside the variant's: instruction choice
+only, the arithmetic is the same IEEE operations (no contraction, no fast-math). The default
+tuning of -march=x86-64-v3/v4 uses 256-bit vectors and emulates the table gathers with scalar
+loads; with these the tables are read by vgatherqpd and AVX-512 builds use 512-bit vectors
+(measured on an AVX-512 Xeon, exp's float64 pass on 2048 floats in cache: 0.91 ns per element
+with -march=x86-64-v4 alone, 0.59 with these; AVX2 build 1.27 and 1.10)."""
+
+
 @cache
-def _float32_passes(func: str, variant: str) -> tuple[Callable[..., None], int,
-                                                      Callable[..., None] | None]:
-    """(main, below, fast) of the float32 entry point's first pass: the kernel's first pass
-    (``KERNELS[..]["first_pass"]``), or the kernel, and its fast path where it has one, traced
-    in the ``fast`` rounding mode with the kernel's bound."""
+def _fast64(func: str, variant: str) -> Callable[..., None]:
+    """The C function of ``func``'s float64 first pass (``ulplab.export.fast64``), built with
+    ``FAST64_FLAGS``."""
+    from ulplab.export import fast64
+
+    return _function(library(f"{func}_fast64", variant, lambda: fast64.source(func),
+                             extra_flags=FAST64_FLAGS.get(variant, ())),
+                     fast64.symbol(func))
+
+
+@cache
+def _float32_passes(func: str, variant: str, first_pass: str = "float64") -> tuple[
+        Callable[..., None], int, Callable[..., None] | None]:
+    """(main, below, fast) of the float32 entry point's first pass: the kernel's float64 first
+    pass where ``first_pass`` is ``float64`` and it has one (``ulplab.export.fast64``); else
+    its float32 first pass (``KERNELS[..]["first_pass"]``), or the kernel, and its fast path
+    where it has one, traced in the ``fast`` rounding mode with the kernel's bound."""
+    from ulplab.export import fast64
     from ulplab.export.source import c_name, header
 
+    check_first_pass(first_pass)
     k = registry.get(func)
+    if first_pass == "float64" and func in fast64.FUNCTIONS:
+        return _fast64(func, variant), 0, None
     if k.first_pass:
         name = c_name(func) + "_first_pass"
         main = _traced(name, lambda: k.entry()["first_pass"],
@@ -651,7 +705,8 @@ def float32_output(xs: np.ndarray, out: np.ndarray | None) -> tuple[np.ndarray, 
     return xs, out
 
 
-def kernel(func: str, variant: str | None = None, rounding: str = "float32") -> NativeKernel:
+def kernel(func: str, variant: str | None = None, rounding: str = "float32",
+           first_pass: str = "float64") -> NativeKernel:
     """``f(x, out=None, threads=None)``: ``func``'s det kernel compiled for ``variant`` (default:
     the best this CPU runs), in ``rounding`` ("odd" or "float32": the two passes of the module
     docstring). ``x`` is read in place when it is an aligned C-contiguous native float32 array
@@ -659,10 +714,12 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32") -> 
     writeable, aligned, C-contiguous float32 array of x's shape; may be x itself, or overlap it)
     or a new array of x's shape. ``threads``: see ``resolve_threads`` (default: every core, or
     ``$ULPLAB_NUM_THREADS``; one thread below ``2 * MIN_PER_THREAD`` elements); the bits do not
-    depend on it."""
+    depend on it. ``first_pass`` (float32 rounding only): ``FIRST_PASSES``; the bits do not
+    depend on it either."""
     from ulplab.export.source import check_rounding
 
     check_rounding(rounding)
+    check_first_pass(first_pass)
     registry.get(func)
     variant = variant or best_variant()
     drive = _driver(variant)
@@ -671,7 +728,7 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32") -> 
         main, below, first_fast, fix = (_entry(func, variant, "odd"), *(fast or (0, None)),
                                         None)
     else:
-        main, below, first_fast = _float32_passes(func, variant)
+        main, below, first_fast = _float32_passes(func, variant, first_pass)
         fix = _entry(func, variant, rounding)
     args = (_address(main), _address(first_fast), below, _address(fix))
 
@@ -691,7 +748,8 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32") -> 
     return run
 
 
-__all__ = ["CHUNK", "MIN_PER_THREAD", "MIN_PER_THREAD_LOOKUP", "THREADS_ENV", "VARIANTS",
-           "best_variant", "build", "build_source", "check_threads", "cpu_count", "env_threads",
+__all__ = ["CHUNK", "FAST64_FLAGS", "FIRST_PASSES", "MIN_PER_THREAD", "MIN_PER_THREAD_LOOKUP",
+           "THREADS_ENV", "VARIANTS", "best_variant", "build", "build_source", "check_first_pass",
+           "check_threads", "cpu_count", "env_threads",
            "float32_input", "float32_output", "kernel", "lookup", "resolve_threads",
            "run_sliced", "runnable_variants", "slice_bounds"]
