@@ -74,6 +74,8 @@ def test_site_builds_strict_with_every_page_of_the_nav(site):
         assert (DOCS / page).exists(), page
         html = site / (page[:-3].removesuffix("index") + "/index.html").lstrip("/")
         assert html.exists(), f"{page} was not built"
+    # the build's own scripts and data stay out of the site
+    assert not list(site.rglob("*.py")) and not (site / "data").exists()
 
 
 def test_cli_reference_has_every_subcommand_and_option(site):
