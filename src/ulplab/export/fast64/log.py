@@ -12,12 +12,13 @@ log(x) = k ln2 + logc[i] + log1p(r), r = z invc[i] - 1 (``tables.log_tables``):
 * k ln2 = k L1 + k L2, L1 of 40 bits (k L1 exact for |k| <= 150), L2 the rest
   (``tables.ln2_split``); the sum (k L1 + logc) + (p + k L2).
 Relative error: below 2^-51 where k = 0 and invc = 1 (the polynomial alone: the result keeps
-its relative accuracy next to 1); for k = 0 elsewhere, |log c| <= 1.6 |result| and |p| <= |result|
-/ 2, so the roundings of logc, p and the last sum stay below 2^-50.5; for k != 0, |result| >=
-0.318 and |k L1 + logc| <= 2.2 |result|, below 2^-50.5 again. So below 2^-49 everywhere, 16
-units in the last place of the float64 result; the rounding test takes ERR = 64 (a margin of 4). Flagged: NaN,
-zero, subnormal and negative inputs, +inf (the second pass returns their NaN, -inf or inf, and
-the subnormals' logs); log(1) = 0 is outside the normal range and flagged too.
+its relative accuracy next to 1); for k = 0 elsewhere, |log c| <= 1.6 |result| and
+|p| <= |result| / 2, so the roundings of logc, p and the last sum stay below 2^-50.5; for
+k != 0, |result| >= 0.318 and |k L1 + logc| <= 2.2 |result|, below 2^-50.5 again. So below
+2^-49 everywhere, 16 units in the last place of the float64 result; the rounding test takes
+ERR = 64 (a margin of 4). Flagged: NaN, zero, subnormal and negative inputs, +inf (the second
+pass returns their NaN, -inf or inf, and the subnormals' logs); log(1) = 0 is outside the
+normal range and flagged too.
 """
 
 from __future__ import annotations
