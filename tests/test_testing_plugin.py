@@ -141,6 +141,8 @@ ODD_ARGUMENTS = [  # (argument, value, error): every one refused before the kern
     *[("max_ulp", v, TypeError) for v in (None, "1", True, False, [1], 1j)],
     *[("max_mean_ulp", v, ValueError) for v in (NAN, -1, -1e-9, -INF)],
     *[("max_mean_ulp", v, TypeError) for v in ("0.5", True, [0.5])],
+    *[("max_error", v, ValueError) for v in (NAN, -1, -0.01, -INF, np.float64(NAN))],
+    *[("max_error", v, TypeError) for v in ("0.99", True, False, [0.99], 1j)],
     *[("show", v, ValueError) for v in (-1, np.int64(-3))],
     *[("show", v, TypeError) for v in (NAN, INF, 1e300, 2.0, None, "8", True)],
     *[("rounding", v, ValueError) for v in ("up-ish", "", "NEAREST-EVEN")],
@@ -180,3 +182,19 @@ def test_over_formats_refuses_odd_names():
         over_formats("bfloat16", argname=3)
     with pytest.raises(ValueError, match="argname must be a Python identifier"):
         over_formats("bfloat16", argname="my fmt")
+
+
+def test_max_error_bounds_the_error_against_the_real_value():
+    """np.exp in float32 rounded to bfloat16 is within 1 ULP of the correctly rounded result
+    everywhere, and faithful against the real value, but not correctly rounded: at x = 6.84375
+    (0x40db) e^x = 938.0000478..., halfway between 936 and 940 plus 0.000012 ULP, and the
+    float32 result rounds down to 936 (measured: max error 0.500012 ULP, one input > 0.5)."""
+    rep = assert_max_ulp(np.exp, "exp", "bfloat16", max_ulp=1, max_error=0.99)
+    assert 0.5 < rep.max_error < 0.50002 and rep.errors_gt_half == 1 and rep.errors_ge_1 == 0
+    with pytest.raises(UlpAssertionError, match=r"max_error=0\.5 \(1 inputs above\)") as info:
+        assert_max_ulp(np.exp, "exp", "bfloat16", max_ulp=1, max_error=0.5)
+    message = str(info.value)
+    assert "x = 6.84 (0x40db): real 938.0000478" in message
+    assert "max 1 ULP > max_ulp" not in message  # only the bound that broke is listed
+    assert info.value.report.max_error == rep.max_error
+

@@ -100,6 +100,23 @@ def overflow_value(fmt: Format) -> float:
     return fmt.max_value + float(ulp_at(np.array([fmt.max_value]), fmt)[0])
 
 
+def _distance_to_odd(g: np.ndarray, real: np.ndarray) -> np.ndarray:
+    """|g - real| in float64, rounded to odd: exact when it is a float64, else the neighbour of
+    the rounded difference, on the side of the exact one, whose last bit is 1. A figure that is
+    not exact is then never a number with a short significand (0.5, 1, 2 ...), so it compares
+    with those as the exact distance does: bfloat16's smallest subnormal against f(x) = 2^-200
+    is 1 - 2^-67 ULP, which rounds to 1.0 but is below 1 (faithful)."""
+    diff = g - real
+    back = diff - g  # TwoSum (Knuth): g + (-real) = diff + residual exactly
+    residual = (g - (diff - back)) + (-real - back)
+    residual = np.where(np.isfinite(residual), residual, 0.0)
+    out = np.abs(diff)
+    toward = np.where(diff < 0, -residual, residual)  # the exact |g - real| is out + toward
+    significand = np.abs(diff).view(np.int64) & 1
+    move = (toward != 0) & (significand == 0) & (out != 0)
+    return np.where(move, np.nextafter(out, np.where(toward > 0, np.inf, 0.0)), out)
+
+
 def real_ulp_error(got: np.ndarray, real: np.ndarray, fmt: Format,
                    ftz: bool = False) -> np.ndarray:
     """|got - f(x)| / ulp(f(x)): each result (bit patterns of ``fmt``) against the real value
@@ -108,6 +125,8 @@ def real_ulp_error(got: np.ndarray, real: np.ndarray, fmt: Format,
     beyond it). A float64 array; 0.5 or less on every input of a correctly rounded (to nearest)
     result, below 1 for a faithful one.
 
+    * The figure is rounded to odd (``_distance_to_odd``): whether it is above 0.5, at least 1
+      and so on is decided as for the exact |got - real| / ulp.
     * +0 and -0 are the value 0 (a sign of zero is not an error of size).
     * NaN result and NaN real value: 0. NaN on one side only: inf, except a NaN that is the
       format's overflow result (below).
@@ -133,7 +152,7 @@ def real_ulp_error(got: np.ndarray, real: np.ndarray, fmt: Format,
     kind = classify(bits, fmt)
     with np.errstate(invalid="ignore", over="ignore"):
         ulp = ulp_at(real, fmt, ftz)
-        err = np.abs(g - real) / ulp
+        err = _distance_to_odd(g, real) / ulp  # ulp: a power of two, the division exact
         top_ulp = float(ulp_at(np.array([fmt.max_value]), fmt)[0])
         beyond = np.abs(real) > fmt.max_value  # inf included
         standing = np.maximum(0.0, overflow_value(fmt) - np.abs(real)) / top_ulp
