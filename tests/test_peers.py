@@ -131,6 +131,7 @@ def test_narrow_formats_get_a_report_card_or_a_reason(fmt):
     (["peers", "exp", "--time-limit", "-1"], "positive number of seconds"),
     (["peers", "exp", "--time-limit", "soon"], "not a number of seconds"),
     (["peers", "exp", "--format", "float32"], "cannot be swept exhaustively"),
+    (["peers", "--all-functions", "--exhaustive", "--format", "float32"], "one function"),
 ])
 def test_card_bad_input(capsys, argv, needle):
     one_line_error(capsys, argv, needle)

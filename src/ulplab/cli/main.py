@@ -506,6 +506,9 @@ def cmd_peers(args: argparse.Namespace) -> int:
     if args.exhaustive:
         from ulplab.cli.exhaustive import run_peers
 
+        if args.func is None or args.all_functions:
+            raise UsageError("--exhaustive sweeps one function: give FUNC, not --all-functions")
+
         return run_peers(args)
     names = None
     if args.backends is not None:
