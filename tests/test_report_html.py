@@ -144,3 +144,87 @@ def test_peers_and_determinism_tables(tmp_path):
     for row in data["determinism"]["backends"]:
         assert (f'<td>{row["backend"]}</td><td class="num">{row["checked"]}</td>'
                 f'<td class="num">{row["mismatches"]}</td>') in text
+
+
+# ---------------------------------------------------------------- sorted by error, inputs exact
+def _cells(text: str, table_id: str = "summary") -> list[dict[str, str]]:
+    page = _parse(text)
+    assert table_id == "summary"
+    return page.rows
+
+
+def test_summary_sorted_by_error_with_the_real_error_and_the_worst_input(rendered):
+    from ulplab.formats import get_format
+    from ulplab.report.html import error_key, format_cell
+    from ulplab.stats import hex_bits, shortest_decimal
+
+    methods = json.loads((rendered / "r.json").read_text())["methods"]
+    for m in methods:  # the JSON writes an infinite error as "inf"
+        m["max_error"] = float(m["max_error"])
+    assert [error_key(m) for m in methods] == sorted(error_key(m) for m in methods)
+    assert [m["method"] for m in methods] == ["det", "E9 Remez BF16", "f32-naive"]  # measured
+    rows = _cells((rendered / "r.html").read_text())
+    fmt = get_format("bfloat16")
+    for row, m in zip(rows, methods, strict=True):
+        assert row["max_error"] == format_cell("max_error", m["max_error"])
+        assert int(row["errors_ge_1"]) == m["errors_ge_1"]
+        assert int(row["errors_gt_half"]) == m["errors_gt_half"]
+        bits = int(m["worst"][0]["hex"], 16) if m["worst"] else None
+        assert row["worst"] == ("-" if bits is None else
+                                f"{shortest_decimal(bits, fmt)} ({hex_bits(bits, fmt)})")
+    assert float(rows[0]["max_error"]) <= 0.5 and rows[0]["worst"] == "-"  # det: exact
+
+
+def test_float32_worst_inputs_are_printed_exactly(tmp_path):
+    """float32 inputs next to 1 used to print as "1": now the shortest decimal that reads back
+    as the input, and its bits, in the summary and in the worst-input table."""
+    from fractions import Fraction
+
+    from ulplab.formats import get_format, round_value
+
+    page = tmp_path / "r.html"
+    assert main(["report", "exp", "--format", "float32", "--method", "f32-naive", "--quiet",
+                 "-o", str(page), "--json", str(tmp_path / "r.json")]) == 0
+    text = page.read_text()
+    worst = json.loads((tmp_path / "r.json").read_text())["methods"][0]["worst"]
+    fmt = get_format("float32")
+    cell = _cells(text)[0]["worst"]
+    decimal, bits = cell.split(" (")
+    assert bits == worst[0]["hex"] + ")"
+    assert round_value(Fraction(decimal), fmt) == int(worst[0]["hex"], 16)
+    shown_before = f"{worst[0]['x']:.6g}"
+    assert round_value(Fraction(shown_before), fmt) != int(worst[0]["hex"], 16)  # measured
+    assert f"<td>{decimal}</td>" in text  # the worst-input table's x column
+
+
+def test_shortest_decimal_reads_back_and_is_shortest():
+    from fractions import Fraction
+
+    import numpy as np
+
+    from ulplab.formats import all_patterns, get_format, is_finite, round_value, to_values
+    from ulplab.stats import shortest_decimal
+
+    f32 = get_format("float32")
+    assert shortest_decimal(0x3F800001, f32) == "1.0000001"
+    assert [shortest_decimal(b, f32) for b in (0x3F800000, 0x80000000, 0x7F800000, 0x7FC00000,
+                                               0x00000001)] == ["1", "-0", "inf", "nan", "1e-45"]
+
+    def digits(text: str) -> int:
+        mantissa = text.lstrip("-").split("e")[0].replace(".", "").lstrip("0")
+        return len(mantissa.rstrip("0")) or 1
+
+    f16 = get_format("float16")
+    bits = all_patterns(f16)
+    bits = bits[is_finite(bits, f16) & (to_values(bits, f16) != 0)][::7]
+    for b in bits.tolist():  # numpy's shortest repr of a float16 is the reference length
+        text = shortest_decimal(b, f16)
+        assert round_value(Fraction(text), f16) == b
+        ref = np.format_float_scientific(np.uint16(b).view(np.float16), unique=True)
+        assert digits(text) == digits(ref), (hex(b), text, ref)
+    rng = np.random.default_rng(21)
+    for b in rng.integers(0, 0x7F800000, 300).tolist():
+        text = shortest_decimal(b, f32)
+        assert round_value(Fraction(text), f32) == b
+        ref = np.format_float_scientific(np.uint32(b).view(np.float32), unique=True)
+        assert digits(text) == digits(ref), (hex(b), text, ref)
