@@ -3,7 +3,9 @@ in the format itself (bfloat16, float16, fp8 tensors) or in float32; backward by
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from collections.abc import Callable
 
@@ -55,8 +57,10 @@ def _torch(device: str, native: bool, compiled: bool = False
         fn = _peer_callable(func, "torch")
         if compiled:
             # inductor's on-disk cache is not keyed by ATEN_CPU_CAPABILITY: a process of its own
-            os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR",
-                                  tempfile.mkdtemp(prefix="ulplab-inductor-"))
+            if "TORCHINDUCTOR_CACHE_DIR" not in os.environ:
+                cache = tempfile.mkdtemp(prefix="ulplab-inductor-")
+                atexit.register(shutil.rmtree, cache, ignore_errors=True)  # none left behind
+                os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
             fn = torch.compile(fn, dynamic=False)
         dtype = _torch_dtype(fmt) if native else torch.float32
         as_ints = native and fmt.dtype != np.float32  # moved across as integers, bit for bit
