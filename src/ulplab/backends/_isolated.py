@@ -126,7 +126,7 @@ class Worker:
         except (BrokenPipeError, EOFError, OSError):
             ready = True  # dead already: recv says so
         if not ready:
-            self.close()
+            self.close(graceful=False)
             raise BackendFailed(f"timed out: no answer in {limit:g} s (killed)")
         try:
             status, value = self.conn.recv()
@@ -136,7 +136,7 @@ class Worker:
             how = (f"killed by {signal.Signals(-code).name}" if code is not None and code < 0
                    else f"exit status {code}")
             why = f"crashed ({how}){self._last_line()}"
-            self.close()
+            self.close(graceful=False)
             raise BackendFailed(why) from None
         if status == "unavailable":
             raise Unavailable(value)
@@ -144,11 +144,15 @@ class Worker:
             raise BackendFailed(f"failed: {value}")
         return value
 
-    def close(self) -> None:
+    def close(self, graceful: bool = True) -> None:
+        """End the child: asked to (its pipe closed, so that its exit handlers run), killed
+        if it has not exited within 5 s or when it hangs (``graceful=False``)."""
+        self.conn.close()
+        if graceful:
+            self.proc.join(5)
         if self.proc.is_alive():
             self.proc.kill()
         self.proc.join(5)
-        self.conn.close()
         with contextlib.suppress(OSError):
             os.unlink(self.log)
 
