@@ -112,6 +112,26 @@ def on_threads(op: Callable[[Any], Any], threads: int) -> Callable[[Any], Any]:
     return run
 
 
+def peer_simd() -> dict[str, str | None]:
+    """The SIMD level NumPy's ufuncs and PyTorch's ops dispatch to on this machine (they follow
+    ``NPY_DISABLE_CPU_FEATURES`` and ``ATEN_CPU_CAPABILITY``: an AVX-512 machine measured as an
+    AVX2 one runs with ``ULPLAB_MAX_ISA=avx2 NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL
+    AVX512_SPR" ATEN_CPU_CAPABILITY=avx2``)."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as features
+    except ImportError:
+        features = {}
+    levels = ("AVX512_SPR", "AVX512_ICL", "X86_V4", "AVX512_SKX", "X86_V3", "AVX2")
+    numpy_level = next((name for name in levels if features.get(name)), None)
+    try:
+        import torch
+
+        torch_level: str | None = torch.backends.cpu.get_cpu_capability()
+    except (ImportError, AttributeError):
+        torch_level = None
+    return {"numpy": numpy_level, "torch": torch_level}
+
+
 def melem(n: int, seconds: float | None) -> str:
     return "     -" if seconds is None else f"{n / seconds / 1e6:6.0f}"
 
@@ -167,13 +187,16 @@ def main() -> None:
     print(f"n = {n}, variant {variant}, flags {' '.join(flags)}; Melem/s (median of {args.runs}"
           f" interleaved rounds); T = {threads} threads" + (
               f" (det capped at {capped} cores)" if capped < threads else ""))
-    print(f"CPU: {cpu_isa()}, {os.cpu_count()} cores")
+    simd = peer_simd()
+    print(f"CPU: {cpu_isa()}, {os.cpu_count()} cores; NumPy dispatches to {simd['numpy']}, "
+          f"PyTorch to {simd['torch']}")
     print(f"{'':<9} {'------------- one thread -------------':>37}  {'time ratios':>20}   "
           f"{'---------- T threads ----------':>31}  {'det T/':>6}  {'scaling 1->T':>12}")
     print(f"{'function':<9} {'odd':>6} {'det':>6} {'f32p':>6} {'glibc':>6} {'numpy':>6}  "
           f"{'/glibc':>6} {'/numpy':>6} {'f32p/np':>7}   {'det T':>6} {'torch1':>6} "
           f"{'torchT':>6}  {'torchT':>6}  {'det':>5} {'torch':>6}")
-    record: dict[str, Any] = {"machine": machine(), "n": n, "runs": args.runs,
+    record: dict[str, Any] = {"machine": machine(), "peer_simd": simd, "n": n,
+                              "runs": args.runs,
                               "variant": variant, "flags": flags, "threads": threads,
                               "functions": {}}
     for func in funcs:

@@ -15,18 +15,20 @@ bit, with the one-pass C build of the whole entry point (nearest rounding and ex
 on every input: the build the golden hashes and the exhaustive oracle sweeps hold; built for the
 best variant this machine runs, whatever the variant under test, since the portable build's
 software fmaf makes it about ten times slower) on all 2^32 bit patterns, both native and on
-``--threads`` threads (default every core), and prints the mismatches (none expected), how
-many results the first pass flagged, and the time, per build variant (default: the best this
-machine runs; ``--variants`` names others, each of which the machine must run).
+``--threads`` threads (default every core), and prints the mismatches (none expected) and how
+many results the first pass flagged per build variant (default: the best this machine runs;
+``--variants`` names others, each of which the machine must run; all of them are swept
+together, the entry point computed once per chunk), and the time.
 
 ``--fast64``: the proof of the float64 first passes, ``--first-pass float64`` over every variant
 the machine runs (avx512, avx2, portable; ``ULPLAB_MAX_ISA`` caps them) for every kernel of
 ``ulplab.export.fast64.FUNCTIONS`` (or those named), each full sweep recorded in ``--record``
 (default ``benchmarks/results/native/fast64-proofs.json``: kernel, variant, the kernel's golden
 float32 hash, the SHA-256 of the float64 pass's C source, inputs, mismatches, flagged, seconds,
-threads, date, CPU, compiler), which ``python -m ulplab.analysis.kernel_registry --write``
-copies into ``registry.json`` (``fast64_proofs``). ``--log2-inputs K`` below 32 sweeps every
-2^(32-K)-th bit pattern only (a quick check; never recorded). Exit status 1 on any mismatch.
+threads, the variants swept together, date, CPU, compiler), which
+``python -m ulplab.analysis.kernel_registry --write --fast64-record PATH`` copies into
+``registry.json`` (``fast64_proofs``). ``--log2-inputs K`` below 32 sweeps every 2^(32-K)-th
+bit pattern only (a quick check; never recorded). Exit status 1 on any mismatch.
 """
 
 from __future__ import annotations
@@ -44,57 +46,67 @@ import numpy as np
 RECORD = Path(__file__).resolve().parent / "results" / "native" / "fast64-proofs.json"
 
 
-def verify(func: str, rounding: str, log2_chunk: int, variant: str, first_pass: str = "float64",
-           threads: int | None = None, log2_inputs: int = 32) -> dict[str, Any]:
-    """Sweep ``func``'s runner against its one-pass entry point for ``variant``; returns the
-    counts (inputs, mismatches, flagged where the runner has a first pass) and seconds."""
+def verify(func: str, rounding: str, log2_chunk: int, variants: list[str],
+           first_pass: str = "float64", threads: int | None = None,
+           log2_inputs: int = 32) -> dict[str, dict[str, Any]]:
+    """Sweep ``func``'s runner built for each of ``variants`` against its one-pass entry point
+    (computed once per chunk for all of them); returns per variant the counts (inputs,
+    mismatches, flagged where the runner has a first pass) and the seconds of the sweep."""
     from ulplab.export import native
     from ulplab.kernels.core import FLAG_NAN
 
     count = native.resolve_threads(threads)
-    runner = native.kernel(func, variant, rounding, first_pass)
     one_pass = native._entry(func, native.best_variant(), rounding)
-    first = (native._float32_passes(func, variant, first_pass)[0] if rounding == "float32"
-             else None)
+    runners = {v: native.kernel(func, v, rounding, first_pass) for v in variants}
+    firsts = {v: native._float32_passes(func, v, first_pass)[0] for v in variants
+              } if rounding == "float32" else {}
     total = 1 << log2_inputs
     n = min(1 << log2_chunk, total)
     stride = 1 << (32 - log2_inputs)
-    got, want = np.empty(n, np.float32), np.empty(n, np.float32)
-    w_at = want.ctypes.data
-    bad = flagged = 0
+    got, want, flags = (np.empty(n, np.float32) for _ in range(3))
+    w_at, f_at = want.ctypes.data, flags.ctypes.data
+    bad = dict.fromkeys(variants, 0)
+    flagged = dict.fromkeys(variants, 0)
     start = time.perf_counter()
+    base = np.arange(n, dtype=np.uint32) * np.uint32(stride)
     for c in range(total // n):
-        x = (np.arange(c * n, (c + 1) * n, dtype=np.uint64) * stride).astype(np.uint32)
-        x = x.view(np.float32)
+        x = (base + np.uint32(c * n * stride)).view(np.float32)  # c * n * stride < 2^32
         x_at = x.ctypes.data
-        runner(x, got, threads=count)
 
-        def whole(lo: int, hi: int, fn: Any = one_pass, x_at: int = x_at) -> None:
-            fn(x_at + 4 * lo, w_at + 4 * lo, hi - lo)
+        def whole(lo: int, hi: int, x_at: int = x_at) -> None:
+            one_pass(x_at + 4 * lo, w_at + 4 * lo, hi - lo)
 
         native.run_sliced(whole, n, count)
-        diff = np.flatnonzero(got.view(np.uint32) != want.view(np.uint32))
-        if diff.size:
-            bad += diff.size
-            i = int(diff[0])
-            print(f"  {func} ({variant}): {diff.size} mismatches in chunk {c}; first x = "
-                  f"{float(x[i]).hex()} (0x{int(x.view(np.uint32)[i]):08x}): got "
-                  f"{float(got[i]).hex()}, want {float(want[i]).hex()}", flush=True)
-        if first is not None:
-            def first_only(lo: int, hi: int, fn: Any = first, x_at: int = x_at) -> None:
-                fn(x_at + 4 * lo, w_at + 4 * lo, hi - lo)
+        for v in variants:
+            runners[v](x, got, threads=count)
+            diff = np.flatnonzero(got.view(np.uint32) != want.view(np.uint32))
+            if diff.size:
+                bad[v] += diff.size
+                i = int(diff[0])
+                print(f"  {func} ({v}): {diff.size} mismatches in chunk {c}; first x = "
+                      f"{float(x[i]).hex()} (0x{int(x.view(np.uint32)[i]):08x}): got "
+                      f"{float(got[i]).hex()}, want {float(want[i]).hex()}", flush=True)
+            if v in firsts:
+                def first_only(lo: int, hi: int, fn: Any = firsts[v], x_at: int = x_at) -> None:
+                    fn(x_at + 4 * lo, f_at + 4 * lo, hi - lo)
 
-            native.run_sliced(first_only, n, count)
-            flagged += int(np.count_nonzero((want.view(np.uint32) & np.uint32(0x7FFFFFFF))
-                                            == FLAG_NAN))
+                native.run_sliced(first_only, n, count)
+                flagged[v] += int(np.count_nonzero((flags.view(np.uint32)
+                                                    & np.uint32(0x7FFFFFFF)) == FLAG_NAN))
     secs = time.perf_counter() - start
-    share = (f", first pass ({first_pass}) flagged {flagged:,} ({flagged / total:.1e})"
-             if first is not None else "")
     span = "all 2^32 inputs" if log2_inputs == 32 else f"2^{log2_inputs} inputs (stride {stride})"
-    print(f"{func} ({rounding}, {variant}, {count} threads): {bad} mismatches over {span}{share};"
-          f" {secs:.0f} s", flush=True)
-    return {"inputs": total, "mismatches": bad, "flagged": flagged if first else None,
-            "seconds": round(secs, 1), "threads": count}
+    out = {}
+    for v in variants:
+        share = (f", first pass ({first_pass}) flagged {flagged[v]:,} "
+                 f"({flagged[v] / total:.1e})" if v in firsts else "")
+        print(f"{func} ({rounding}, {v}): {bad[v]} mismatches over {span}{share}", flush=True)
+        out[v] = {"inputs": total, "mismatches": bad[v],
+                  "flagged": flagged[v] if v in firsts else None}
+    print(f"{func}: {len(variants)} variants swept on {count} threads in {secs:.0f} s",
+          flush=True)
+    for v in variants:
+        out[v] |= {"seconds": round(secs, 1), "threads": count, "variants_together": variants}
+    return out
 
 
 def record_fast64(path: Path, func: str, variant: str, result: dict[str, Any]) -> None:
@@ -113,7 +125,8 @@ def record_fast64(path: Path, func: str, variant: str, result: dict[str, Any]) -
         **result,
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "cpu": cpu_isa(), "compiler": native._compiler_id(native.compiler()),
-        "command": f"python benchmarks/verify_native.py --fast64 {func} --variants {variant}"}
+        "command": f"python benchmarks/verify_native.py --fast64 {func} --variants "
+                   f"{','.join(result['variants_together'])}"}
     write_json(path, doc)
 
 
@@ -165,9 +178,9 @@ def main() -> None:
     first_pass = "float64" if args.fast64 else args.first_pass
     bad = 0
     for f in funcs:
-        for v in variants:
-            result = verify(f, args.rounding, args.log2_chunk, v, first_pass, args.threads,
-                            args.log2_inputs)
+        results = verify(f, args.rounding, args.log2_chunk, variants, first_pass, args.threads,
+                         args.log2_inputs)
+        for v, result in results.items():
             bad += result["mismatches"]
             if args.fast64 and args.log2_inputs == 32:
                 record_fast64(Path(args.record), f, v, result)
