@@ -517,9 +517,9 @@ def measure(methods: Sequence[Any], function: str, fmt: Format | str, *, roundin
         else:
             out = compare(method, function, fmt, rounding, denormals, output_rounding, progress,
                           bits, expected)
-        stats = summarize(out.x_bits, out.got, out.expected, out.ulp, fmt, regions, worst,
-                          real=real, ftz=ftz)
         error = None if real is None else real_ulp_error(out.got, real, fmt, ftz)
+        stats = summarize(out.x_bits, out.got, out.expected, out.ulp, fmt, regions, worst,
+                          real=real, ftz=ftz, error=error)
         reports.append(Report.from_stats(
             stats, function=function, fmt=fmt, method=method.name, rounding=rounding,
             denormals=get_policy(denormals).name, inputs=described, regions=regions,

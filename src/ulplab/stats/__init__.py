@@ -87,11 +87,13 @@ def _decimal_text(d: Fraction, digits: int) -> str:
 
 def summarize(x_bits: np.ndarray, got: np.ndarray, expected: np.ndarray, ulp: np.ndarray,
               fmt: Format, regions: Sequence[Region] = (), worst: int = 10, *,
-              real: np.ndarray | None = None, ftz: bool = False) -> dict[str, Any]:
+              real: np.ndarray | None = None, ftz: bool = False,
+              error: np.ndarray | None = None) -> dict[str, Any]:
     """Statistics of one method's sweep. ``ulp`` is -1 where a side is NaN or infinite.
 
     ``real``: f at each input, unrounded (float64), for the error against the real value
-    (module docstring); ``ftz``: that error counted in ULPs of the flush-to-zero format.
+    (module docstring); ``ftz``: that error counted in ULPs of the flush-to-zero format;
+    ``error``: ``real_ulp_error(got, real, fmt, ftz)`` when the caller has computed it already.
     Raises ``ValueError`` on an empty sweep: no inputs measure nothing, not "100 % exact".
     """
     total = int(np.asarray(x_bits).size)
@@ -148,7 +150,8 @@ def summarize(x_bits: np.ndarray, got: np.ndarray, expected: np.ndarray, ulp: np
                      "mean_ulp": float(r.mean()) if r.size else 0.0}
     out["regions"] = reg
     if real is not None:
-        error = real_ulp_error(got, real, fmt, ftz)
+        if error is None:
+            error = real_ulp_error(got, real, fmt, ftz)
         for w, i in zip(out["worst"], [i for i in order if finite[i] and ulp[i] > 0],
                         strict=True):
             w["error"] = float(error[i])
