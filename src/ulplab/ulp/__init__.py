@@ -132,13 +132,15 @@ def real_ulp_error(got: np.ndarray, real: np.ndarray, fmt: Format,
       format's overflow result (below).
     * An overflow result, +inf or -inf (and NaN in a format whose overflow gives NaN: the fnuz
       and e4m3fn formats), stands for every value from ``overflow_value`` (OV = max + ulp(max))
-      up. Against a real value of the same sign beyond the largest finite value it scores
-      max(0, OV - |f(x)|) / ulp(max): below 1 (faithful) there, at most 0.5 once |f(x)| reaches
-      the rounding threshold max + ulp(max)/2, 0 for |f(x)| >= OV or an infinite f(x). Against a
-      real value the format can hold (|f(x)| <= max) or of the other sign: inf.
+      up. Against a real value of the same sign (either sign for a NaN) beyond the largest
+      finite value it scores max(0, OV - |f(x)|) / ulp(max): below 1 (faithful) there, at most
+      0.5 once |f(x)| reaches the rounding threshold max + ulp(max)/2, 0 for |f(x)| >= OV or
+      an infinite f(x). Against a real value the format can hold (|f(x)| <= max) or of the
+      other sign: inf.
     * A finite result against an infinite real value (log(0), or |f(x)| beyond float64): inf.
-    * Saturating formats (float6/float4: no infinity, no NaN) round overflow to the largest
-      value, which is measured as the value it is: beyond the range the error grows with f(x).
+    * The largest finite value is always measured as the value it is: in the saturating
+      formats (float6/float4: no infinity, no NaN) and in a directed rounding toward zero
+      beyond the range, the error grows with f(x) (correct rounding there is not <= 0.5).
 
     ``ftz``: the flush-to-zero format (no subnormals), as in ``ulp_distance``: below the
     smallest normal the ULP is the step from 0 to it. A policy that flushes subnormal results is
