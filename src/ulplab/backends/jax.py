@@ -21,8 +21,9 @@ ISA_SETTINGS = {
 """The instructions XLA's CPU compiler may emit, set before JAX starts: label -> (environment,
 the CPU flag the level needs)."""
 
-COMPILED = {"jax-eager": "jax"}
-"""The eager backend -> its compiled variant (jax.jit)."""
+COMPILED = {"jax": "jax-eager"}
+"""The backend -> its variant in the other mode: the card's JAX is jitted, compared here with
+JAX op by op (``jax.disable_jit`` is not used: each op still compiles alone)."""
 
 
 def _jax(native: bool, jit: bool) -> Callable[[str, Format, bool], tuple[ArrayFn, str]]:

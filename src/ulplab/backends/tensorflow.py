@@ -36,7 +36,7 @@ ISA_SETTINGS = {
 (environment, the CPU flag the level needs)."""
 
 COMPILED = {"tensorflow": "tensorflow-xla"}
-"""The eager backend -> its compiled variant (tf.function(jit_compile=True))."""
+"""The backend -> its variant in the other mode: tf.function(jit_compile=True)."""
 
 OPS: dict[str, Callable[[Any, Any], Any]] = {
     "gelu": lambda tf, x: tf.nn.gelu(x, approximate=False),

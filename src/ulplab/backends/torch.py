@@ -34,7 +34,8 @@ ISA_SETTINGS = {
 flag the level needs; "" for none). The determinism card runs each in a process of its own."""
 
 COMPILED = {"torch": "torch-compile"}
-"""The eager backend -> its compiled variant (the determinism card compares their bits)."""
+"""The backend -> its variant in the other mode, eager or compiled (the determinism card
+compares their bits)."""
 
 
 def _torch_dtype(fmt: Format) -> object:

@@ -9,7 +9,9 @@ the framework's defaults (the baseline). (a) a child with one thread
 (``ULPLAB_BACKEND_THREADS=1``, ``OMP_NUM_THREADS=1``, ``ULPLAB_NUM_THREADS=1``) against the
 default (every core); (b) and (c) run in the baseline's child; (d) one child per ISA setting the
 backend module names (``ISA_SETTINGS``: read at the framework's start, so a process each), only
-for levels this CPU has; (e) the module's ``COMPILED`` variant in the baseline's environment.
+for levels this CPU has; (e) the module's ``COMPILED`` variant (the same framework in the other
+mode: torch.compile for torch, op-by-op JAX for the jitted JAX, XLA for eager TensorFlow) in the
+baseline's environment.
 Results are compared as bits (+0 and -0 differ; every NaN matches every NaN). ``ulplab.det``
 is a row like the others and must show 0 everywhere.
 """
