@@ -475,6 +475,7 @@ def measure(methods: Sequence[Any], function: str, fmt: Format | str, *, roundin
     arguments are ``analyze``'s, checked the same way."""
     from ulplab.formats import all_patterns
     from ulplab.methods import Method
+    from ulplab.oracle.real import accuracy_ulps
     from ulplab.oracle.seed_metric import seed_reference, seed_regions
     from ulplab.stats import summarize
     from ulplab.sweep import compare, reference, seed_compare
@@ -509,6 +510,7 @@ def measure(methods: Sequence[Any], function: str, fmt: Format | str, *, roundin
         expected = reference(function, fmt, rounding, denormals, bits, progress)
     regions = seed_regions(function) if seed else get_function(function).regions
     real = None if seed else _real_values(function, fmt, denormals, bits)
+    accuracy = None if seed else accuracy_ulps(fmt)
     ftz = get_policy(denormals).ftz
     reports = []
     for method in methods:
@@ -519,7 +521,7 @@ def measure(methods: Sequence[Any], function: str, fmt: Format | str, *, roundin
                           bits, expected)
         error = None if real is None else real_ulp_error(out.got, real, fmt, ftz)
         stats = summarize(out.x_bits, out.got, out.expected, out.ulp, fmt, regions, worst,
-                          real=real, ftz=ftz, error=error)
+                          real=real, ftz=ftz, error=error, error_accuracy=accuracy)
         reports.append(Report.from_stats(
             stats, function=function, fmt=fmt, method=method.name, rounding=rounding,
             denormals=get_policy(denormals).name, inputs=described, regions=regions,

@@ -88,12 +88,15 @@ def _decimal_text(d: Fraction, digits: int) -> str:
 def summarize(x_bits: np.ndarray, got: np.ndarray, expected: np.ndarray, ulp: np.ndarray,
               fmt: Format, regions: Sequence[Region] = (), worst: int = 10, *,
               real: np.ndarray | None = None, ftz: bool = False,
-              error: np.ndarray | None = None) -> dict[str, Any]:
+              error: np.ndarray | None = None,
+              error_accuracy: float | None = None) -> dict[str, Any]:
     """Statistics of one method's sweep. ``ulp`` is -1 where a side is NaN or infinite.
 
     ``real``: f at each input, unrounded (float64), for the error against the real value
     (module docstring); ``ftz``: that error counted in ULPs of the flush-to-zero format;
-    ``error``: ``real_ulp_error(got, real, fmt, ftz)`` when the caller has computed it already.
+    ``error``: ``real_ulp_error(got, real, fmt, ftz)`` when the caller has computed it already;
+    ``error_accuracy``: how far the real values may put the figures off, in ULPs (the oracle's
+    ``ulplab.oracle.real.accuracy_ulps``; stats sits below the oracle and does not ask it).
     Raises ``ValueError`` on an empty sweep: no inputs measure nothing, not "100 % exact".
     """
     total = int(np.asarray(x_bits).size)
@@ -155,24 +158,23 @@ def summarize(x_bits: np.ndarray, got: np.ndarray, expected: np.ndarray, ulp: np
         for w, i in zip(out["worst"], [i for i in order if finite[i] and ulp[i] > 0],
                         strict=True):
             w["error"] = float(error[i])
-        out.update(real_error_summary(x_bits, got, real, error, fmt, worst))
+        out.update(real_error_summary(x_bits, got, real, error, fmt, worst, error_accuracy))
     return out
 
 
 def real_error_summary(x_bits: np.ndarray, got: np.ndarray, real: np.ndarray,
-                       error: np.ndarray, fmt: Format, worst: int = 10) -> dict[str, Any]:
+                       error: np.ndarray, fmt: Format, worst: int = 10,
+                       accuracy: float | None = None) -> dict[str, Any]:
     """The figures of the error against the real value (``error``: ``real_ulp_error`` of each
-    input): max, the counts >= 1 and > 0.5, the accuracy of the figures and the ``worst``
-    inputs by error (those above 0.5, largest first)."""
-    from ulplab.oracle.real import accuracy_ulps
-
+    input): max, the counts >= 1 and > 0.5, the accuracy of the figures (``accuracy``, as
+    given) and the ``worst`` inputs by error (those above 0.5, largest first)."""
     xs, gv = to_values(x_bits, fmt), to_values(got, fmt)
     order = np.argsort(-np.nan_to_num(error, nan=-1.0), kind="stable")[:worst]
     return {
         "max_error": float(error.max()) if error.size else 0.0,
         "errors_ge_1": int(np.count_nonzero(error >= 1.0)),
         "errors_gt_half": int(np.count_nonzero(error > 0.5)),
-        "error_accuracy": accuracy_ulps(fmt),
+        "error_accuracy": accuracy,
         "worst_error": [
             {"x": float(xs[i]), "hex": hex_bits(x_bits[i], fmt), "error": float(error[i]),
              "real": float(real[i]), "got": float(gv[i]), "got_hex": hex_bits(got[i], fmt)}
