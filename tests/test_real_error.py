@@ -310,3 +310,28 @@ def test_analyze_shows_the_error_beside_max_ulp(tmp_path, capsys, monkeypatch):
     assert row.split()[3:5] == [f"{naive['errors_ge_1']:,}", f"{naive['errors_gt_half']:,}"]
     head = csv.read_text().splitlines()[0].split(",")
     assert head[-3:] == ["max_error", "errors_ge_1", "errors_gt_half"]
+
+
+@pytest.mark.parametrize(("func", "fmt_name"), [("gelu", "bfloat16"), ("exp", "float16"),
+                                                ("gelu", "float8_e4m3fn")])
+def test_above_half_exactly_where_the_result_is_not_correctly_rounded(func, fmt_name):
+    """Two truths agree: on every finite input of every registered method, the error against
+    the real value exceeds 0.5 ULP exactly where the result differs from the correctly
+    rounded one (every other value of the format is more than half an ULP of f(x) away). No
+    tie: f(x) is never a midpoint here."""
+    from ulplab.api import measure
+    from ulplab.methods import methods_for
+
+    fmt = get_format(fmt_name)
+    methods = methods_for(func)
+    with np.errstate(all="ignore"):  # a method's own NaN/overflow casts are not the subject
+        reports = measure(methods, func, fmt, rounding="nearest-even", denormals="ieee",
+                          inputs=None)
+    real = real_values(func, fmt)
+    inside = np.abs(real) <= fmt.max_value  # NaN and the overflow range left out
+    checked = 0
+    for r in reports:
+        finite = (r.ulp >= 0) & inside
+        assert np.array_equal(r.error[finite] > 0.5, r.ulp[finite] >= 1), r.method
+        checked += int((r.ulp[finite] >= 1).sum())
+    assert checked > 0
