@@ -594,7 +594,51 @@ def gen_analyze(name: str) -> str:
                "lrrrrrrl")])
 
 
+# ---------------------------------------------------------------- ulplab synth
+
+
+def gen_synth_recipes() -> str:
+    """The recipes ulplab ships (src/ulplab/methods/recipes), each with its cost and proof."""
+    from ulplab.methods.synthesized import RECIPE_DIR, method_name, shipped_recipes
+    from ulplab.synth import op_counts, total
+
+    rows = []
+    for r in shipped_recipes():
+        ops = op_counts(r)
+        shape = f"{r.template}, {r.pieces} × deg {r.degree}"
+        if r.core:
+            shape += f", core deg {len(r.core) - 1}"
+        rows.append([r.function, r.format, _cell(method_name(r)), total(ops), r.table_entries,
+                     _cell(shape), f"{r.proof['accepted']:,} / {r.proof['inputs_verified']:,}",
+                     r.proof["max_ulp"], _cell(f"`{r.provenance.get('command', '')}`")])
+    rows.sort(key=lambda row: (row[1], row[0], str(row[2])))
+    return "\n".join([
+        f"*Generated from the recipes in `{_rel(RECIPE_DIR)}` (each recipe's own proof and "
+        f"command); operations traced at build time ({_build_machine()}).*", "",
+        _table(["function", "format", "method", "ops", "table", "shape", "inputs right",
+                "max ULP", "made by"], rows, "lllrrlrrl")])
+
+
+def gen_synth_runs() -> str:
+    """Every ``benchmarks/bench_synth.py`` run kept in ``benchmarks/results/synth``."""
+    out = []
+    for path in sorted((RESULTS / "synth").glob("*.json")):
+        data = json.loads(path.read_text())
+        rows = [[r["function"], r["format"], r["profile"], r["max_ulp"],
+                 r.get("ops", "none found"), r.get("table_words", "-"), r["det_ops"],
+                 r.get("det_over_synth", "-"), r["seconds"], r["candidates"]]
+                for r in data["rows"]]
+        out += [f"#### `{_rel(path)}`", "",
+                _source(path, data.get("command", "python benchmarks/bench_synth.py"),
+                        _machine(data.get("machine"))), "",
+                _table(["function", "format", "profile", "≤ ULP", "ops", "table", "det ops",
+                        "det / synth", "seconds", "candidates"], rows, "lllrrrrrrr"), ""]
+    return "\n".join(out) if out else "*No synth benchmark run is committed yet.*"
+
+
 GENERATORS: dict[str, Callable[..., str]] = {
+    "synth-recipes": gen_synth_recipes,
+    "synth-runs": gen_synth_runs,
     "analyze": gen_analyze,
     "cli": gen_cli,
     "methods-zoo": gen_methods_zoo,

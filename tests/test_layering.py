@@ -42,6 +42,7 @@ RANKS: list[tuple[str, ...]] = [
     ("ulplab.backends",),
     ("ulplab.sweep",),
     ("ulplab.analysis",),
+    ("ulplab.synth",),
     ("ulplab.report",),
     ("ulplab.peers",),
     ("ulplab.api",),

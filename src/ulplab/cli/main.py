@@ -28,6 +28,7 @@ from ulplab.cli.args import (
 from ulplab.cli.exhaustive import add_arguments as add_exhaustive_arguments
 from ulplab.cli.report_cmd import add_parser as add_report_parser
 from ulplab.cli.study import add_parser as add_study_parser
+from ulplab.cli.synth_cmd import add_parser as add_synth_parser
 from ulplab.errors import UsageError
 from ulplab.files import check_writable, write_bytes, write_json, write_text
 from ulplab.formats import (
@@ -810,6 +811,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_study_parser(sub)
     add_report_parser(sub)
+    add_synth_parser(sub)
 
     ex = sub.add_parser("export", help="write a det kernel as C, CUDA, Triton, NumPy, PyTorch "
                         "or JAX source")

@@ -1,0 +1,124 @@
+"""Stage: design. ``ulplab synth``: the cheapest kernel proven correct on every input of a format.
+
+For a function, a format and a target's profile (``cost.PROFILES``: FMA or not, division or
+not, how large a table), ``synthesize`` searches templates, degrees and piece counts in order
+of cost; each candidate's coefficients come from a linear program over the rounding intervals
+of every input (``intervals``, ``lp``: RLibm's method — the polynomial does not approximate the
+function, it lands inside the set of values that round to the right result), and the candidate
+is accepted only when its kernel (``ulplab.methods.synthesized.kernel``, the code that is
+exported) gives the right result on every input. ``pareto`` repeats it for a ladder of error
+targets and sets the registered methods and ``det`` beside it.
+
+Packages below: formats, functions, kit, methods (the recipe's kernel), oracle (the tables),
+export (tracing, for op counts and code). Nothing below imports synth.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ulplab.synth.cost import PROFILES, Profile, op_counts, total, weighted
+from ulplab.synth.search import Result, problem, synthesize
+
+__all__ = ["PROFILES", "Profile", "Result", "listing", "op_counts", "pareto", "problem",
+           "source", "synthesize", "total", "weighted"]
+
+LANGS = ("c", "cuda", "numpy", "torch", "jax", "triton", "ops")
+
+
+def source(recipe: Any, lang: str) -> str:
+    """The recipe's kernel as source in ``lang`` through ulplab's exporters (the traced kernel:
+    the same operations in the same order), or ``ops``: a plain operation listing."""
+    from ulplab.errors import unknown_choice
+    from ulplab.export.emit_c import emit_c
+    from ulplab.export.emit_py import emit_python
+    from ulplab.export.emit_triton import emit_triton
+    from ulplab.export.trace import trace
+    from ulplab.methods.synthesized import kernel, method_name
+
+    if lang not in LANGS:
+        raise unknown_choice("language", lang, LANGS)
+    graph = trace(kernel(recipe))
+    name = f"ulplab_{recipe.function}_{method_name(recipe).replace('-', '_')}"
+    head = (f"{recipe.function} for {recipe.format} ({recipe.rounding}), made by "
+            f"`{recipe.provenance.get('command', 'ulplab synth')}`\n"
+            f"Verified on {recipe.proof.get('inputs_verified', 0)} inputs: max "
+            f"{recipe.proof.get('max_ulp', '?')} ULP after rounding the float32 result once "
+            f"to {recipe.format}.")
+    if lang == "ops":
+        return listing(recipe, graph)
+    if lang in ("c", "cuda"):
+        return emit_c(graph, name, head, dialect=lang)
+    if lang == "triton":
+        return emit_triton(graph, name, head)
+    return emit_python(graph, lang, head)
+
+
+def listing(recipe: Any, graph: Any = None) -> str:
+    """One line per operation (``v7 = fma(v5, v2, T1[v4])``) with the tables after: what a
+    kernel author ports by hand to an instruction set ulplab does not emit."""
+    from ulplab.export.trace import trace
+    from ulplab.methods.synthesized import kernel
+
+    g = graph if graph is not None else trace(kernel(recipe))
+    names: dict[int, str] = {}
+    lines = [f"# {recipe.function} / {recipe.format}: operations in order (float32 unless "
+             "noted; tables after)"]
+
+    def arg(a: tuple[Any, ...]) -> str:
+        if a[0] == "node":
+            return names.get(a[1], f"v{a[1]}")
+        if a[0] == "table":
+            return a[1]
+        v = a[1]
+        return float(v).hex() if isinstance(v, float) else str(v)
+
+    for n in g.nodes:
+        if n.op == "input":
+            names[n.id] = "x"
+            continue
+        if n.op == "full":
+            names[n.id] = arg(n.args[1])
+            continue
+        names[n.id] = f"v{n.id}"
+        types = {"<i4": "int32", "<u4": "uint32", "|b1": "mask"}
+        kind = "" if n.dtype == "<f4" else f"  ({types.get(n.dtype, n.dtype)})"
+        if n.op == "take":
+            body = f"{arg(n.args[0])}[{arg(n.args[1])}]"
+        else:
+            body = f"{n.op}({', '.join(arg(a) for a in n.args)})"
+        lines.append(f"v{n.id} = {body}{kind}")
+    lines.append(f"return v{g.output}" if g.output >= 0 else "")
+    for name, t in g.tables.items():
+        vals = ", ".join(float(v).hex() for v in t.tolist())
+        lines.append(f"{name} = [{vals}]  # {t.size} x {t.dtype}")
+    return "\n".join(lines) + "\n"
+
+
+def pareto(function: str, fmt: str, profile: Profile, levels: tuple[int, ...] = (0, 1, 2, 4),
+           rounding: str = "nearest-even", progress: Any = None) -> dict[str, Any]:
+    """Operations against max ULP: a synthesized kernel per level, then every registered
+    method of the function with a claim for the format, ``det`` included."""
+    from ulplab.methods import methods_for
+
+    rows = []
+    for lvl in levels:
+        res = synthesize(function, fmt, profile, max_ulp=lvl, rounding=rounding,
+                         progress=progress)
+        r = res.recipe
+        rows.append({"method": f"synth (≤ {lvl} ULP)", "kind": "synthesized",
+                     "max_ulp": None if r is None else r.proof["max_ulp"],
+                     "ops": None if r is None else total(res.ops),
+                     "table_words": None if r is None else r.table_entries,
+                     "seconds": round(res.seconds, 1), "recipe": None if r is None else
+                     r.to_json()})
+    for m in methods_for(function):
+        c = m.claims.get(fmt)
+        if c is None or m.family == "synthesized":
+            continue
+        ops = {k: v for k, v in m.ops.items() if not k.startswith("lib:")}
+        rows.append({"method": m.name, "kind": m.family, "max_ulp": c.max_ulp,
+                     "ops": sum(v for k, v in ops.items() if k != "lookup"),
+                     "table_words": m.table_bytes // 4, "library_calls": list(m.library_calls)})
+    return {"function": function, "format": fmt, "profile": profile.name,
+            "rounding": rounding, "rows": rows}

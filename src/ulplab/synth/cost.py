@@ -1,0 +1,87 @@
+"""The cost model: operations per element of a recipe's kernel, by kind, and a profile's weights.
+
+Counted from the traced kernel (``ulplab.export.trace``: the graph the exporters print), so the
+count is of the code that ships. Every operation of a branch-free SIMD kernel runs for every
+element, so the count is the sum over the graph (``depth`` gives the longest dependency chain
+too). Kinds: ``add`` (float add/sub), ``mul``, ``fma``, ``div``, ``sqrt``, ``cmp``, ``select``,
+``minmax``, ``sign`` (abs, copysign), ``round`` (floor/rint), ``convert`` (float <-> int),
+``int`` (integer add/sub), ``bit`` (and, or, xor, shifts), and apart, not in the total: ``lookup``
+(table reads) — the final float32 -> format conversion is not in the kernel and not counted.
+Constants and bit reinterpretations (a register seen as another type) are free.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ulplab.methods.synthesized import Recipe, kernel
+
+KINDS = ("mul", "add", "fma", "div", "sqrt", "cmp", "select", "minmax", "sign", "round",
+         "convert", "int", "bit", "lookup")
+
+_FLOAT = {"add": "add", "subtract": "add", "multiply": "mul", "square": "mul", "divide": "div",
+          "true_divide": "div", "reciprocal": "div", "sqrt": "sqrt", "fma": "fma",
+          "floor": "round", "rint": "round", "ceil": "round", "trunc": "round",
+          "absolute": "sign", "fabs": "sign", "negative": "sign", "copysign": "sign",
+          "minimum": "minmax", "maximum": "minmax", "fmin": "minmax", "fmax": "minmax",
+          "where": "select", "convert": "convert", "take": "lookup"}
+_CMP = {"greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "isnan",
+        "isinf", "isfinite", "signbit"}
+_BIT = {"bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift",
+        "logical_and", "logical_or", "logical_not"}
+_FREE = {"input", "full", "bitcast"}
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A target: whether it has FMA and division, how many table words it may read from, and
+    the weight of each kind of operation in the cost (1 unless given; lookups weigh 0: they
+    are reported apart)."""
+
+    name: str
+    use_fma: bool = True
+    division: bool = True
+    max_table: int = 1024
+    weights: dict[str, float] = field(default_factory=dict)
+    about: str = ""
+
+
+PROFILES: dict[str, Profile] = {
+    "fma": Profile("fma", True, True, 1024, about="CPU/GPU float32 with FMA; tables up to "
+                   "1,024 words"),
+    "no-fma": Profile("no-fma", False, True, 1024, about="float32 without FMA (multiply, then "
+                      "add); tables up to 1,024 words"),
+    "sfpu": Profile("sfpu", False, False, 64, about="SFPU-like vector unit: no FMA, no "
+                    "division, a small look-up table (64 words)"),
+}
+
+
+def op_counts(recipe: Recipe) -> dict[str, int]:
+    """Operations per element of the recipe's kernel by kind (see the module docstring)."""
+    from ulplab.export.trace import trace
+
+    graph = trace(kernel(recipe))
+    out: dict[str, int] = {}
+    for n in graph.nodes:
+        if n.op in _FREE:
+            continue
+        if n.op in _CMP:
+            kind = "cmp"
+        elif n.op in _BIT:
+            kind = "bit"
+        elif n.op in ("add", "subtract") and n.dtype != "<f4":
+            kind = "int"
+        else:
+            kind = _FLOAT.get(n.op, n.op)
+        out[kind] = out.get(kind, 0) + 1
+    return {k: out[k] for k in [*KINDS, *sorted(set(out) - set(KINDS))] if k in out}
+
+
+def weighted(ops: dict[str, int], profile: Profile) -> float:
+    """The profile's cost of an op count: the weighted sum, lookups excluded."""
+    return float(sum(profile.weights.get(k, 1.0) * v for k, v in ops.items() if k != "lookup"))
+
+
+def total(ops: dict[str, int]) -> int:
+    """Operations per element, table reads excluded (the figure the tables print)."""
+    return sum(v for k, v in ops.items() if k != "lookup")

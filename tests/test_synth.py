@@ -1,0 +1,277 @@
+"""ulplab synth: rounding intervals, the linear program, the search, recipes, the CLI.
+
+The intervals are checked at their exact ends on every input of the formats; every shipped
+recipe's kernel is re-verified on every input of its format against the oracle (the proof it
+carries, redone), and its exported NumPy source gives the same bits as the kernel; a perturbed
+recipe must fail that verification.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from conftest import one_line_error, run_cli
+from ulplab.formats import get_format
+from ulplab.formats.rounding import round_to_format
+from ulplab.methods import get_method, methods_for
+from ulplab.methods.synthesized import (
+    Recipe,
+    kernel,
+    method_name,
+    recipe_document,
+    shipped_recipes,
+    user_recipes,
+)
+from ulplab.oracle.table import oracle_table
+from ulplab.synth import PROFILES, listing, source, synthesize, total
+from ulplab.synth.intervals import (
+    BIG,
+    code_key,
+    from_ordinal32,
+    ordinal32,
+    rounded_key,
+    targets,
+)
+from ulplab.synth.lp import fit_piece
+
+pytestmark = pytest.mark.xdist_group("synth")
+
+INTERVAL_FORMATS = ["bfloat16", "float16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+                    "float6_e2m3fn", "float4_e2m1fn"]
+
+
+@pytest.mark.parametrize("fmt_name", INTERVAL_FORMATS)
+@pytest.mark.parametrize("mode", ["nearest-even", "toward-zero", "up", "down"])
+def test_interval_ends_are_exact(fmt_name, mode):
+    """lo and hi round to an allowed result; the float32 values just outside do not."""
+    fmt = get_format(fmt_name)
+    expected = oracle_table("sigmoid", fmt, mode, progress=False)
+    for max_ulp in (0, 1):
+        t = targets(expected, fmt, mode, max_ulp)
+        ok = ~t.nan & (t.lo <= t.hi)
+        assert ok[~np.isnan(t.x)].all()
+        klo = t.key - max_ulp
+        khi = t.key + max_ulp
+        for o, inside in ((t.lo, True), (t.hi, True), (t.lo - 1, False), (t.hi + 1, False)):
+            real = ok & (o >= -0x7F800001) & (o <= 0x7F800000)
+            k = rounded_key(from_ordinal32(o[real]), fmt, mode)
+            within = (k >= klo[real]) & (k <= khi[real])
+            assert (within == inside).all(), (fmt_name, mode, max_ulp, inside)
+
+
+def test_ordinals_round_trip_and_order():
+    rng = np.random.default_rng(1)
+    bits = rng.integers(0, 2**32, 100_000, dtype=np.uint64).astype(np.uint32)
+    v = bits.view(np.float32)
+    v = v[~np.isnan(v)]
+    o = ordinal32(v)
+    assert np.array_equal(from_ordinal32(o).view(np.uint32), v.view(np.uint32))
+    order = np.argsort(o, kind="stable")
+    assert (np.diff(v[order].astype(np.float64)) >= 0).all()
+    assert ordinal32(np.float32(-0.0)) == -1 and ordinal32(np.float32(0.0)) == 0
+
+
+def test_overflow_to_nan_is_a_key_beyond_every_value():
+    fmt = get_format("float8_e4m3fn")  # no infinity: an overflow rounds to NaN
+    k = rounded_key(np.array([1e6, -1e6, 1.0], dtype=np.float32), fmt, "nearest-even")
+    assert k[0] == BIG and k[1] == -BIG and k[2] == code_key(np.array([0x38]), fmt)[0]
+
+
+def test_lp_finds_a_line_through_intervals_and_reports_infeasible():
+    u = np.linspace(-1, 1, 50)
+    fit = fit_piece(u, 2 * u + 1 - 0.01, 2 * u + 1 + 0.01, 1)
+    assert fit.margin == pytest.approx(1.0)
+    assert fit.coefficients == pytest.approx([1.0, 2.0], abs=1e-9)
+    bad = fit_piece(u, u**2 - 1e-3, u**2 + 1e-3, 1)  # a parabola is no line
+    assert bad.margin < 0
+
+
+def _verify(recipe: Recipe) -> tuple[int, np.ndarray, np.ndarray]:
+    """(inputs wrong, float32 results, oracle) — independent of the intervals: the kernel's
+    result rounded to the format, against the oracle, by ulplab's ULP calculator; a NaN
+    must meet a NaN."""
+    from ulplab.formats.encoding import all_patterns, to_values
+    from ulplab.ulp import ulp_distance
+
+    fmt = get_format(recipe.format)
+    expected = oracle_table(recipe.function, fmt, recipe.rounding, progress=False)
+    with np.errstate(all="ignore"):
+        x = to_values(all_patterns(fmt), fmt).astype(np.float32)
+        got = kernel(recipe)(x)
+    codes = round_to_format(got, fmt, recipe.rounding)
+    nan_e = np.isnan(to_values(expected, fmt))
+    nan_g = np.isnan(to_values(codes, fmt))
+    d = ulp_distance(codes, expected, fmt).astype(np.float64)
+    allowed = int(recipe.target.get("max_ulp") or 0)
+    wrong = (nan_e != nan_g) | (~nan_e & ~nan_g & ~(d <= allowed))
+    return int(wrong.sum()), got, expected
+
+
+SHIPPED = shipped_recipes()
+
+
+def test_recipes_are_shipped_for_the_issue_list():
+    have = {(r.function, r.format) for r in SHIPPED}
+    for func in ("gelu", "exp", "tanh", "sigmoid"):
+        assert (func, "bfloat16") in have
+
+
+@pytest.mark.parametrize("recipe", SHIPPED, ids=lambda r: f"{r.function}-{method_name(r)}")
+def test_shipped_recipe_holds_on_every_input(recipe):
+    wrong, got, expected = _verify(recipe)
+    assert wrong == 0
+    assert recipe.proof["accepted"] == recipe.proof["inputs_verified"] == expected.size
+    fmt = get_format(recipe.format)
+    codes = round_to_format(got, fmt, recipe.rounding)
+    if not recipe.target.get("max_ulp") and recipe.target.get("max_error") is None:
+        nan = np.isnan(got)
+        assert np.array_equal(codes[~nan], expected[~nan])
+
+
+@pytest.mark.parametrize("recipe", SHIPPED[:6], ids=lambda r: f"{r.function}-{method_name(r)}")
+def test_exported_numpy_source_is_the_kernel(recipe):
+    ns: dict = {}
+    exec(compile(source(recipe, "numpy"), "<synth>", "exec"), ns)
+    fmt = get_format(recipe.format)
+    from ulplab.formats.encoding import all_patterns, to_values
+
+    with np.errstate(all="ignore"):
+        x = to_values(all_patterns(fmt), fmt).astype(np.float32)
+        a = kernel(recipe)(x)
+        b = np.asarray(ns["kernel"](x), dtype=np.float32)
+    assert np.array_equal(a.view(np.uint32), b.view(np.uint32))
+
+
+def test_a_perturbed_recipe_fails_verification():
+    r = next(r for r in SHIPPED if r.function == "gelu" and r.format == "bfloat16")
+    cs = [list(p) for p in r.coefficients]
+    piece = len(cs) // 2
+    cs[piece][0] = float.hex(float.fromhex(cs[piece][0]) * (1 + 2**-9))
+    assert _verify(replace(r, coefficients=cs))[0] > 0
+
+
+def test_shipped_recipes_are_registered_methods_with_their_cost():
+    for r in SHIPPED:
+        m = get_method(r.function, method_name(r))
+        assert m.family == "synthesized"
+        assert m.claims[r.format].max_ulp == r.proof["max_ulp"]
+        assert "lib:" not in " ".join(m.ops)  # arithmetic only
+
+
+def test_gelu_bfloat16_meets_the_issue_target():
+    """#19: bfloat16 GELU correctly rounded, -0 kept, in <= 24 operations with FMA."""
+    r = next(r for r in SHIPPED if r.function == "gelu" and r.format == "bfloat16"
+             and r.profile == "fma" and not r.target.get("max_ulp"))
+    from ulplab.synth.cost import op_counts
+
+    assert total(op_counts(r)) <= 24
+    out = kernel(r)(np.array([-0.0, 0.0, np.inf, -np.inf, np.nan], dtype=np.float32))
+    assert np.signbit(out[0]) and not np.signbit(out[1])
+    assert out[2] == np.inf and out[3] == 0 and np.signbit(out[3]) and np.isnan(out[4])
+
+
+def test_synthesize_small_format_end_to_end():
+    res = synthesize("exp", "float8_e4m3fn", PROFILES["fma"])
+    assert res.recipe is not None
+    wrong, _, _ = _verify(res.recipe)
+    assert wrong == 0 and res.recipe.proof["max_ulp"] == 0
+    assert "fma(" in listing(res.recipe) or "multiply(" in listing(res.recipe)
+
+
+def test_synthesize_honours_the_sfpu_profile():
+    res = synthesize("tanh", "float8_e5m2", PROFILES["sfpu"])
+    assert res.recipe is not None and not res.recipe.use_fma
+    assert "fma" not in res.ops and "div" not in res.ops
+    assert res.recipe.table_entries <= PROFILES["sfpu"].max_table
+
+
+def test_max_ulp_target_is_cheaper_or_equal():
+    exact = synthesize("sigmoid", "float8_e4m3fn", PROFILES["fma"])
+    loose = synthesize("sigmoid", "float8_e4m3fn", PROFILES["fma"], max_ulp=1)
+    assert loose.recipe is not None and exact.recipe is not None
+    assert loose.cost <= exact.cost
+    assert _verify(loose.recipe)[0] == 0
+
+
+def test_register_and_damaged_recipe(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ULPLAB_CACHE_DIR", str(tmp_path))
+    r = synthesize("exp", "float8_e5m2", PROFILES["fma"]).recipe
+    from ulplab.methods.synthesized import save_user_recipe
+
+    path = save_user_recipe(r)
+    assert [method_name(u) for u in user_recipes()] == [method_name(r)]
+    doc = json.loads(path.read_text())
+    doc["recipe"]["coefficients"][0][0] = "0x1.8p+0"  # changed without a new checksum
+    path.write_text(json.dumps(doc))
+    assert user_recipes() == []
+    assert "checksum does not match" in capsys.readouterr().err
+
+
+def test_cli_synth_prints_kernel_and_source(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    code, stdout, err = run_cli(capsys, ["synth", "exp", "--format", "float8_e4m3fn", "--lang",
+                                         "c", "--out", str(out), "--quiet"])
+    assert code == 0, err
+    assert "operations per element" in stdout and "ulplab_exp_synth" in stdout
+    doc = json.loads(out.read_text())
+    assert doc["sha256"] == recipe_document(Recipe.from_json(doc["recipe"]))["sha256"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["synth", "exp", "--format", "float32"],
+    ["synth", "exp", "--max-ulp", "1", "--max-error", "0.99"],
+    ["synth", "exp", "--max-error", "0.2"],
+    ["synth", "exp", "--max-error", "nan"],
+    ["synth", "exp", "--profile", "gpu"],
+    ["synth", "exp", "--weights", "mul"],
+    ["synth", "exp", "--weights", "mul=-1"],
+    ["synth", "exp", "--weights", "warp=1"],
+    ["synth", "exp", "--max-ops", "0"],
+    ["synth", "exp", "--max-ulp", "-1"],
+    ["synth", "exp", "--table-entries", "x"],
+    ["synth", "exp", "--lang", "fortran", "--format", "float8_e4m3fn"],
+    ["synth", "nosuch"],
+    ["synth", "exp", "--rounding", "sideways"],
+])
+def test_cli_synth_odd_arguments(argv, capsys):
+    one_line_error(capsys, argv)
+
+
+def test_methods_see_no_synthesized_recipe_twice():
+    for func in {r.function for r in SHIPPED}:
+        names = [m.name for m in methods_for(func)]
+        assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("recipe", SHIPPED[:4], ids=lambda r: f"{r.function}-{method_name(r)}")
+def test_exported_c_is_the_kernel(recipe, tmp_path):
+    """The C export, compiled (-O2 -ffp-contract=off), gives the kernel's bits on every input."""
+    import ctypes
+    import shutil
+    import subprocess
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    src = tmp_path / "k.c"
+    src.write_text(source(recipe, "c"))
+    lib = tmp_path / "k.so"
+    subprocess.run([cc, "-O2", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC",
+                    str(src), "-o", str(lib), "-lm"], check=True)
+    name = f"ulplab_{recipe.function}_{method_name(recipe).replace('-', '_')}"
+    fn = getattr(ctypes.CDLL(str(lib)), name)
+    from ulplab.formats.encoding import all_patterns, to_values
+
+    fmt = get_format(recipe.format)
+    with np.errstate(all="ignore"):
+        x = np.ascontiguousarray(to_values(all_patterns(fmt), fmt).astype(np.float32))
+        want = kernel(recipe)(x)
+    y = np.empty_like(x)
+    fp = ctypes.POINTER(ctypes.c_float)
+    fn(x.ctypes.data_as(fp), y.ctypes.data_as(fp), ctypes.c_long(x.size))
+    same = (y.view(np.uint32) == want.view(np.uint32)) | (np.isnan(y) & np.isnan(want))
+    assert same.all(), x[~same][:5]
