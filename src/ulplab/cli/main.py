@@ -785,7 +785,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(pe)
     pe.add_argument("--all-functions", action="store_true",
                     help="the whole card: gelu, gelu_tanh, silu, sigmoid, tanh, exp, log, erf, "
-                    "softplus, sin, cos, forward and backward, every backend")
+                    "softplus, sin, cos, forward and backward, every backend; every input of a "
+                    "16-bit or narrower format, float32 sampled (hard cases and random inputs)")
     pe.add_argument("--time-limit", type=_positive_seconds, default=300.0, metavar="S",
                     help="each backend runs in a child process; a call taking longer than S "
                     "seconds is killed and its row says so (default 300)")
