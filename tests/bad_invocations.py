@@ -107,6 +107,7 @@ BASES: dict[str, tuple[str, ...]] = {
     "crosscheck": ("crosscheck", "tanh", "--format", "float8_e5m2", "--quiet"),
     "report": ("report", "tanh", "--method", "det", "-o", "/tmp/ulplab-never-written.html",
                "--quiet"),
+    "synth": ("synth", "exp", "--format", "float8_e4m3fn", "--quiet"),
     "exhaustive": ("analyze", "exp", "--format", "float32", "--exhaustive", "--range", "1",
                    "1.0001", "--method", "det", "--workers", "1", "--quiet"),
 }
@@ -163,6 +164,7 @@ TAKES = {
     "crosscheck": ("--format",),
     "report": ("--format", "--rounding", "--denormals", "--method", "--worst", "--json", "-o",
                "--png", "--determinism-samples"),
+    "synth": ("--format", "--rounding", "--json", "--lang"),
     "exhaustive": ("--rounding", "--denormals", "--method", "--worst", "--json", "--workers",
                    "--chunk", "--checkpoint", "--dump-above", "--scheduler"),
 }

@@ -105,9 +105,10 @@ def _verify(recipe: Recipe) -> tuple[int, np.ndarray, np.ndarray]:
     codes = round_to_format(got, fmt, recipe.rounding)
     nan_e = np.isnan(to_values(expected, fmt))
     nan_g = np.isnan(to_values(codes, fmt))
-    d = ulp_distance(codes, expected, fmt).astype(np.float64)
+    d = ulp_distance(codes, expected, fmt)  # -1 where a side is NaN or infinite
     allowed = int(recipe.target.get("max_ulp") or 0)
-    wrong = (nan_e != nan_g) | (~nan_e & ~nan_g & ~(d <= allowed))
+    inf_pair = (d < 0) & ~nan_e & ~nan_g  # an infinity on either side: the bits must match
+    wrong = (nan_e != nan_g) | (inf_pair & (codes != expected)) | ((d >= 0) & (d > allowed))
     return int(wrong.sum()), got, expected
 
 
@@ -275,3 +276,33 @@ def test_exported_c_is_the_kernel(recipe, tmp_path):
     fn(x.ctypes.data_as(fp), y.ctypes.data_as(fp), ctypes.c_long(x.size))
     same = (y.view(np.uint32) == want.view(np.uint32)) | (np.isnan(y) & np.isnan(want))
     assert same.all(), x[~same][:5]
+
+
+def test_max_error_target_is_checked_against_the_real_value():
+    """--max-error 0.99 (the accelerator gate): every result within 0.99 ULP of the real f(x)."""
+    from ulplab.formats.encoding import all_patterns, to_values
+    from ulplab.oracle.real import real_values
+    from ulplab.ulp import real_ulp_error
+
+    res = synthesize("sigmoid", "float8_e4m3fn", PROFILES["fma"], max_error=0.99)
+    r = res.recipe
+    assert r is not None and r.target["max_error"] == 0.99
+    fmt = get_format("float8_e4m3fn")
+    with np.errstate(all="ignore"):
+        x = to_values(all_patterns(fmt), fmt).astype(np.float32)
+        codes = round_to_format(kernel(r)(x), fmt, "nearest-even")
+    err = real_ulp_error(codes, real_values("sigmoid", fmt), fmt)
+    finite = ~np.isnan(x)
+    assert np.max(err[finite]) < 0.99
+
+
+def test_declared_parameters_rebuild_the_same_kernel():
+    from ulplab.formats.encoding import all_patterns, to_values
+
+    for r in SHIPPED[:4]:
+        m = get_method(r.function, method_name(r))
+        fmt = get_format(r.format)
+        with np.errstate(all="ignore"):
+            x = to_values(all_patterns(fmt), fmt).astype(np.float32)
+        a, b = m.impl(x), m.rebuild().impl(x)
+        assert np.array_equal(a.view(np.uint32), b.view(np.uint32))

@@ -60,7 +60,13 @@ def build_report(args: argparse.Namespace,
     from ulplab.formats import get_format, get_policy
     from ulplab.progress import steps
     from ulplab.report import html
-    from ulplab.report.figures import error_figure, histogram_figure, png_bytes, region_figure
+    from ulplab.report.figures import (
+        error_figure,
+        histogram_figure,
+        pareto_figure,
+        png_bytes,
+        region_figure,
+    )
 
     fmt = get_format(args.format)
     reports = measure(methods, args.func, fmt, rounding=args.rounding, denormals=args.denormals,
@@ -95,6 +101,14 @@ def build_report(args: argparse.Namespace,
             "<h2>Summary</h2>", html.summary_table(analysis["methods"], fmt.name),
             "<h2>Max and mean ULP per region</h2>",
             html.png_img(pngs["regions.png"], "per-region max and mean ULP")]
+    points = _cost_points(methods, reports)
+    if len(points) >= 2:
+        pngs["pareto.png"] = png_bytes(pareto_figure(points, fmt.name))
+        body += ["<h2>Cost against accuracy</h2>",
+                 "<p>Operations per element (traced from each method's float32 kernel; table "
+                 "reads apart) against the max ULP measured above; the red line joins the "
+                 "methods no other one beats on both (arithmetic-only methods).</p>",
+                 html.png_img(pngs["pareto.png"], "operations against max ULP")]
     with steps("figures", len(reports), not args.quiet) as advance:
         for r in reports:
             for what, draw in (("error", error_figure), ("histogram", histogram_figure)):
@@ -124,6 +138,20 @@ def build_report(args: argparse.Namespace,
         analysis["determinism"] = res
         body.append(html.determinism_section(res))
     return html.document(title, body), pngs, analysis
+
+
+def _cost_points(methods: list[Any], reports: list[Any]) -> list[tuple[str, int, int]]:
+    """(name, operations, measured max ULP) of the arithmetic-only registered methods."""
+    by_name = {getattr(m, "name", None): m for m in methods}
+    out = []
+    for r in reports:
+        m = by_name.get(r.method)
+        ops = getattr(m, "ops", None)
+        if not ops or getattr(m, "library_calls", ()) or r.stats.get("max_ulp") is None:
+            continue
+        total = sum(v for k, v in ops.items() if k != "lookup" and not k.startswith("lib:"))
+        out.append((r.method, max(total, 1), int(r.stats["max_ulp"])))
+    return out
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -72,6 +72,10 @@ def _check(args: argparse.Namespace) -> None:
         raise UsageError(f"--max-ops {args.max_ops}: expected a positive number")
     if args.table_entries is not None and args.table_entries < 0:
         raise UsageError(f"--table-entries {args.table_entries}: expected 0 or more")
+    from ulplab.synth import LANGS
+
+    if args.lang is not None:
+        check_name("--lang", args.lang, list(LANGS), noun="language")
     if args.max_ulp is not None and args.max_ulp < 0:
         raise UsageError(f"--max-ulp {args.max_ulp}: expected 0 or more")
 

@@ -10,9 +10,11 @@ element. Kinds:
     cmp (comparisons, isnan/isinf/isfinite, signbit)   minmax (minimum, maximum, fmin, fmax)
     select (np.where)   sign (abs, negative, copysign, sign)   round (rint, floor, ceil, trunc)
     scale (ldexp, frexp)   bit (and, or, xor, shifts, invert, logical ops)   lookup
+    convert (``astype`` between a float and an integer type: one instruction)
     lib:NAME (any other ufunc: exp, log, tanh, erf ... a library call, not arithmetic)
 
-Constant arrays (np.full_like, zeros_like) and dtype conversions are not counted.
+Constant arrays (np.full_like, zeros_like), bit reinterpretations (``view``) and conversions
+that keep the kind (float32 -> float64, bool -> int) are not counted.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ _KIND = {
 _COUNTED_FUNCTIONS = {"where": "select"}
 
 ORDER = ("mul", "add", "fma", "div", "sqrt", "cmp", "minmax", "select", "sign", "round",
-         "scale", "bit", "lookup")
+         "scale", "convert", "bit", "lookup")
 """The arithmetic kinds in display order (library calls follow as lib:NAME)."""
 
 
@@ -64,6 +66,12 @@ class OpCounter(np.ndarray):
     def __ulplab_take__(cls, table: Any, index: Any) -> Any:
         cls.tally["lookup"] += 1
         return np.asarray(table)[np.asarray(index)].view(cls)
+
+    def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Any:
+        kinds = {self.dtype.kind, np.dtype(dtype).kind}
+        if "f" in kinds and kinds & {"i", "u"}:
+            OpCounter.tally["convert"] += 1
+        return _wrap(self.view(np.ndarray).astype(dtype, *args, **kwargs))
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         OpCounter.tally[_KIND.get(ufunc, f"lib:{ufunc.__name__}")] += 1

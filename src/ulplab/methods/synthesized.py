@@ -62,7 +62,8 @@ def hex32(v: float) -> str:
 @dataclass(frozen=True)
 class Tail:
     """Inputs past ``threshold`` (``side``: ``above``: x >= T, ``below``: x <= T, ``abs_above``:
-    |x| >= T) take ``value``: ``x`` itself, the constant ``const``, or ``copysign(const, x)``."""
+    |x| >= T, ``equal``: x == T, an exception) take ``value``: ``x`` itself, the constant
+    ``const``, or ``copysign(const, x)``."""
 
     side: str
     threshold: str
@@ -135,8 +136,7 @@ def check(recipe: Recipe) -> None:
     if not r.coefficients or len({len(c) for c in r.coefficients}) != 1:
         raise ValueError("recipe coefficients: one non-empty list per piece, all the same length")
     for c in [*[v for cs in r.coefficients for v in cs], *r.core, *r.clamp,
-              *[t.threshold for t in r.tails], *[t.const for t in r.tails if t.const not in
-                                                  _INFINITE]]:
+              *[v for t in r.tails for v in (t.threshold, t.const) if v not in _INFINITE]]:
         f32hex(c)  # raises on a non-float32 literal
     kind = r.partition.get("kind")
     if (r.pieces > 1) != (kind in ("uniform", "mantissa")):
@@ -149,7 +149,7 @@ def check(recipe: Recipe) -> None:
     if r.template == "log" and not r.ln2:
         raise ValueError("a log recipe needs ln2")
     for t in r.tails:
-        if t.side not in ("above", "below", "abs_above") or t.value not in TAIL_VALUES:
+        if t.side not in ("above", "below", "abs_above", "equal") or t.value not in TAIL_VALUES:
             raise ValueError(f"recipe tail {t}: bad side or value")
 
 
@@ -270,15 +270,17 @@ def kernel(recipe: Recipe) -> ArrayFn:
     r = recipe
 
     def run(x: np.ndarray) -> np.ndarray:
-        if r.template == "log":
-            v = _log(r, x)
-        else:
-            u = clamp_variable(r, np.abs(x) if r.variable == "abs" else x)
-            index = _uniform_index(r, u) if r.pieces > 1 else None
-            p = _horner(u, _coefficient_arrays(r, u, index), r.use_fma)
-            v = from_poly(r, p, x)
-        for tail in r.tails:
-            v = _apply_tail(tail, x, v)
+        # a NaN input, or one in a tail, computes garbage that a select replaces: no warnings
+        with np.errstate(all="ignore"):
+            if r.template == "log":
+                v = _log(r, x)
+            else:
+                u = clamp_variable(r, np.abs(x) if r.variable == "abs" else x)
+                index = _uniform_index(r, u) if r.pieces > 1 else None
+                p = _horner(u, _coefficient_arrays(r, u, index), r.use_fma)
+                v = from_poly(r, p, x)
+            for tail in r.tails:
+                v = _apply_tail(tail, x, v)
         return v
 
     run.__name__ = f"synth_{r.function}"
@@ -306,6 +308,8 @@ def _apply_tail(tail: Tail, x: np.ndarray, v: np.ndarray) -> np.ndarray:
         hit = x >= t
     elif tail.side == "below":
         hit = x <= t
+    elif tail.side == "equal":  # one exception: an input the polynomial cannot serve
+        hit = x == t
     else:
         hit = np.abs(x) >= t
     if tail.value == "x":
@@ -405,7 +409,7 @@ def user_recipes() -> list[Recipe]:
 
 def as_method(recipe: Recipe) -> Any:
     """The recipe as a registered-style Method (claims from its proof, nearest-even only)."""
-    from ulplab.methods.registry import Claim, Method
+    from ulplab.methods.registry import Claim
 
     claims = {}
     proof = recipe.proof
@@ -416,9 +420,48 @@ def as_method(recipe: Recipe) -> Any:
             f"{recipe.degree}" + (f", exp2 core degree {len(recipe.core) - 1}" if recipe.core
                                   else "") + f"; {recipe.profile} profile): "
             f"{proof.get('inputs_verified', 0)} inputs verified")
-    return Method(recipe.function, method_name(recipe), "synthesized", idea, kernel(recipe),
-                  table_bytes=4 * recipe.table_entries, claims=claims,
-                  note=recipe.provenance.get("command", ""))
+    from ulplab.methods.registry import built
+
+    return built(recipe.function, method_name(recipe), "synthesized", idea,
+                 lambda p: kernel(recipe_with(recipe, p)), recipe_params(recipe),
+                 table_bytes=4 * recipe.table_entries, claims=claims,
+                 note=recipe.provenance.get("command", ""))
+
+
+def recipe_params(recipe: Recipe) -> Any:
+    """The recipe's numbers as declared parameters (so the studies can perturb and rebuild
+    it): ``C0``.. ``Cd`` (coefficient j of every piece: a table, or a constant for one piece),
+    ``CORE`` (the exp2 core), ``T0``.. (the tails' thresholds), ``CLAMP_LO``/``CLAMP_HI``."""
+    from ulplab.methods.params import Param, Params, coeffs, threshold
+
+    decl: dict[str, Param] = {}
+    for j in range(recipe.degree + 1):
+        col = [float.fromhex(piece[j]) for piece in recipe.coefficients]
+        decl[f"C{j}"] = Param("table", col, of="P") if recipe.pieces > 1 else Param(
+            "constant", col[0])
+    if recipe.core:
+        decl["CORE"] = coeffs([float.fromhex(c) for c in recipe.core])
+    for i, t in enumerate(recipe.tails):
+        decl[f"T{i}"] = threshold(float.fromhex(t.threshold))
+    for name, v in zip(("CLAMP_LO", "CLAMP_HI"), recipe.u_clamp or ["", ""], strict=True):
+        if v:
+            decl[name] = threshold(float.fromhex(v))
+    return Params(decl)
+
+
+def recipe_with(recipe: Recipe, params: Any) -> Recipe:
+    """The recipe with the numbers of ``params`` (see ``recipe_params``)."""
+    from dataclasses import replace
+
+    cols = [params[f"C{j}"] for j in range(recipe.degree + 1)]
+    pieces = [[hex32(np.atleast_1d(c)[k]) for c in cols] for k in range(recipe.pieces)]
+    tails = [replace(t, threshold=hex32(params[f"T{i}"])) for i, t in enumerate(recipe.tails)]
+    clamp = list(recipe.u_clamp)
+    for i, name in enumerate(("CLAMP_LO", "CLAMP_HI")):
+        if name in params:
+            clamp[i] = hex32(params[name])
+    core = [hex32(c) for c in params["CORE"]] if recipe.core else []
+    return replace(recipe, coefficients=pieces, tails=tails, u_clamp=clamp, core=core)
 
 
 def register_all() -> None:

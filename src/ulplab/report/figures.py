@@ -223,6 +223,33 @@ def region_figure(reports: Sequence[SweepReport]) -> Figure:
     return fig
 
 
+def pareto_figure(points: Sequence[tuple[str, int, int]], fmt_name: str) -> Figure:
+    """Operations per element against max ULP (+1, log scale) for (name, ops, max ULP) points;
+    the Pareto front — no other point both cheaper and at most as far off — joined and named."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8, 4.6), dpi=100, layout="constrained")
+    ax = fig.subplots()
+    front, best = [], None
+    for name, ops, ulp in sorted(points, key=lambda p: (p[1], p[2])):
+        if best is None or ulp < best:
+            front.append((name, ops, ulp))
+            best = ulp
+    ax.scatter([p[1] for p in points], [p[2] + 1 for p in points], s=14, color="0.55",
+               label="method")
+    ax.plot([p[1] for p in front], [p[2] + 1 for p in front], "o-", color="tab:red", ms=5,
+            label="Pareto front")
+    for name, ops, ulp in front:
+        ax.annotate(name, (ops, ulp + 1), fontsize=7, xytext=(4, 4), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("operations per element (traced, table reads apart)")
+    ax.set_ylabel(f"max ULP + 1 on every {fmt_name} input")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="upper right", fontsize=8)
+    return fig
+
+
 def report_figure(report: SweepReport) -> Figure:
     """One method: the error scatter and the histogram side by side (``Report.plot``)."""
     fig, axes = _figure(3.8, (8.4, LEGEND + LEFT), (3.6, GAP))

@@ -36,6 +36,10 @@ def fit_piece(u: np.ndarray, lo: np.ndarray, hi: np.ndarray, degree: int,
     u = np.asarray(u, dtype=np.float64)
     lo = np.asarray(lo, dtype=np.float64)
     hi = np.asarray(hi, dtype=np.float64)
+    usable = np.isfinite(u) & ~np.isnan(lo) & ~np.isnan(hi)
+    if not usable.all():  # a row whose variable overflowed constrains nothing it can be fit by
+        u, lo, hi = u[usable], lo[usable], hi[usable]
+        shrink = None if shrink is None else np.asarray(shrink)[usable]
     fin_lo, fin_hi = np.isfinite(lo), np.isfinite(hi)
     both = fin_lo & fin_hi
     half = np.where(both, (hi - lo) / 2, np.nan)

@@ -49,6 +49,8 @@ from ulplab.synth.lp import SOLVER, fit_piece
 
 ROUNDS = 6
 """Counterexample rounds per candidate before it is rejected."""
+EXCEPTIONS = 4
+"""Most inputs a kernel may settle by exception selects (the search's second pass)."""
 
 STRUCTURES: dict[str, list[tuple[str, str]]] = {
     "gelu": [("x_exp2", "x"), ("x_poly", "x")],
@@ -73,7 +75,7 @@ DEFAULT_STRUCTURES = [("poly", "x"), ("x_poly", "x"), ("exp2", "x")]
 NUDGE_UP = {"gelu", "gelu_tanh", "silu"}
 """f(x) = x/2 + O(x^2) with a positive O(x^2): for a subnormal x, x/2 is a midpoint of the
 format's subnormals and the true value lies above it, whatever the sign of x; ``Recipe.tiny``
-(+2^-149, then the sign of x) puts the result on that side."""
+(a small positive d, then the sign of x) puts the result on that side."""
 
 
 @dataclass
@@ -101,6 +103,11 @@ class Candidate:
     """(below, above): that side's tail replaced by clamping the variable at its threshold."""
     tiny: str = ""
     """The ``Recipe.tiny`` nudge (hex), or "" for none."""
+    exceptions: int = 0
+    """How many inputs the candidate may hand to exception selects (x == X: the right result)
+    when a piece's program is infeasible only for them: float32 evaluation noise can put the
+    interval of a hard case (a true value within ~2^-24 of a midpoint) out of any smooth
+    polynomial's reach."""
     """exp2 with P(x) = x / ln 2 fixed (one multiplication) and the core Q fitted to the
     intervals instead (RLibm's way for exp): degree is then Q's degree."""
 
@@ -198,6 +205,8 @@ def _tail_mask(x: np.ndarray, tails: list[Tail]) -> np.ndarray:
             hit |= x >= thr
         elif tl.side == "below":
             hit |= x <= thr
+        elif tl.side == "equal":
+            hit |= x == thr
         else:
             hit |= np.abs(x) >= thr
     return hit
@@ -392,17 +401,27 @@ def try_candidate(p: Problem, c: Candidate, tails: list[Tail], profile: Profile
     coeffs: list[list[float]] = [[0.0] * (c.degree + 1) for _ in range(c.pieces)]
     dirty = set(range(c.pieces))
     sizes = np.bincount(piece, minlength=c.pieces)
+    excluded = np.zeros(rows.size, bool)
+    exc_tails: list[Tail] = []
     for _ in range(ROUNDS):
         # the most crowded pieces first: they fail most often, and a failure ends the candidate
         for k in sorted(dirty, key=lambda k: -sizes[k]):
-            sel = piece == k
-            if not sel.any():
-                continue
-            fit = fit_piece(u_all[sel], lo_all[sel], hi_all[sel], c.degree, shrink[sel])
-            if fit.margin <= 0:
-                return None
-            coeffs[k] = [float(v) for v in fit.coefficients]
-        recipe = _recipe(p, c, coeffs, partition, tails, profile)
+            while True:
+                sel = (piece == k) & ~excluded
+                if not sel.any():
+                    break
+                fit = fit_piece(u_all[sel], lo_all[sel], hi_all[sel], c.degree, shrink[sel])
+                if fit.margin > 0:
+                    coeffs[k] = [float(v) for v in fit.coefficients]
+                    break
+                if len(exc_tails) >= c.exceptions or not np.isfinite(fit.margin):
+                    return None
+                # hand the row the best polynomial misses most to an exception select
+                i = np.flatnonzero(sel)[_worst_row(u_all[sel], lo_all[sel], hi_all[sel],
+                                                   fit.coefficients)]
+                excluded[i] = True
+                exc_tails.append(_exception(p, rows[i]))
+        recipe = _recipe(p, c, coeffs, partition, tails + exc_tails, profile)
         with np.errstate(all="ignore"):
             got = kernel(recipe)(x)
         ok = t.accepts(got)
@@ -410,10 +429,26 @@ def try_candidate(p: Problem, c: Candidate, tails: list[Tail], profile: Profile
             return recipe
         if not rows.size or not ok[~region].all():
             return None  # a tail, a zero or a special input is wrong: not the LP's to fix
-        bad = ~ok[rows]
+        bad = ~ok[rows] & ~excluded
         shrink[bad] += 0.3
         dirty = set(np.unique(piece[bad]).tolist())
     return None
+
+
+def _worst_row(u: np.ndarray, lo: np.ndarray, hi: np.ndarray, c: np.ndarray) -> int:
+    """The row the polynomial ``c`` misses by the most half-widths."""
+    v = np.polynomial.polynomial.polyval(u, c)
+    half = np.where(np.isfinite(lo) & np.isfinite(hi), (hi - lo) / 2, 1.0)
+    half = np.maximum(half, 1e-300)
+    miss = np.maximum(np.where(np.isfinite(lo), lo - v, -np.inf),
+                      np.where(np.isfinite(hi), v - hi, -np.inf)) / half
+    return int(np.argmax(miss))
+
+
+def _exception(p: Problem, i: int) -> Tail:
+    """x == X_i gives the correctly rounded result itself (a format value: exact in float32)."""
+    value = to_values(p.targets.expected[i:i + 1], p.fmt)[0]
+    return Tail("equal", hex32(float(p.targets.x[i])), "const", hex32(float(value)))
 
 
 # ------------------------------------------------------------------ the search
@@ -423,13 +458,11 @@ def _scales(template: str) -> list[str]:
     return ["one", "offset64", "two"] if template in ("exp2", "x_exp2") else ["one"]
 
 
-def p_function(c: Candidate) -> str:
-    return c.function
-
-
-def variants(c: Candidate, tails: list[Tail]) -> Iterator[Candidate]:
+def variants(c: Candidate, tails: list[Tail], emin: int) -> Iterator[Candidate]:
     """The candidate with each tail a clamp of the variable instead, where the template can
-    give the tail's value that way, and with the tiny nudge (x-templates)."""
+    give the tail's value that way, and with the tiny nudge (x-templates): 2^(emin - 23), the
+    float32 quantum at the format's smallest normal — large enough to move a float32 result
+    off every midpoint of the format's subnormals, too small to move it past the next one."""
     sides = {tl.side: tl for tl in tails}
     xt = c.template in ("x_poly", "x_exp2")
 
@@ -443,8 +476,8 @@ def variants(c: Candidate, tails: list[Tail]) -> Iterator[Candidate]:
     above = (False, True) if clampable("above") else (False,)
     for b in below:
         for a in above:
-            nudge = xt and p_function(c) in NUDGE_UP
-            for tiny in (("", hex32(2.0**-149)) if nudge else ("",)):
+            nudge = xt and c.function in NUDGE_UP
+            for tiny in (("", hex32(2.0 ** (emin - 23))) if nudge else ("",)):
                 yield replace(c, clamp_u=(b, a), tiny=tiny)
 
 
@@ -501,32 +534,25 @@ def _nan_signs(function: str, fmt: Format, expected: np.ndarray) -> np.ndarray |
 
 def _error_keys(function: str, fmt: Format, expected: np.ndarray, max_error: float
                 ) -> tuple[np.ndarray, np.ndarray]:
-    """The key range of the results within ``max_error`` units in the last place of the real
-    value (its quantum in the format), from the real value correctly rounded to float32 (2^-24
-    relative: far below any format's quantum here). The correctly rounded result is always
+    """The key range of the results whose error against the real value is below ``max_error``
+    units in the last place (``ulplab.ulp.real_ulp_error`` on ``ulplab.oracle.real``'s values,
+    rounded to odd on 40 bits: the verdict "< E" is exact to 2^(p-39) ULP). The candidates are
+    the real value's two neighbours in the format; the correctly rounded result is always
     allowed."""
-    from ulplab.formats.encoding import all_patterns
     from ulplab.formats.rounding import round_to_format
-    from ulplab.oracle.fast32 import correctly_rounded32
+    from ulplab.oracle.real import real_values
+    from ulplab.ulp import real_ulp_error
 
-    with np.errstate(invalid="ignore"):
-        x = to_values(all_patterns(fmt), fmt).astype(np.float32)
-    bits, _ = correctly_rounded32(function, x)
-    r = bits.view(np.float32).astype(np.float64)
+    real = real_values(function, fmt)
     key = code_key(expected, fmt)
     klo, khi = key.copy(), key.copy()
     with np.errstate(all="ignore"):
-        e = np.floor(np.log2(np.abs(r)))
-        q = np.exp2(np.maximum(e, fmt.emin) - (fmt.precision - 1))
-        for mode, pick in (("down", np.minimum), ("up", np.maximum)):
-            c = round_to_format(r, fmt, mode)
-            cv = to_values(c, fmt)
-            ok = np.isfinite(cv) & np.isfinite(r) & (np.abs(cv - r) < max_error * q)
+        for mode in ("down", "up"):
+            c = round_to_format(real, fmt, mode)
+            ok = real_ulp_error(c, real, fmt) < max_error
             ck = code_key(c, fmt)
-            if mode == "down":
-                klo = np.where(ok, np.minimum(klo, ck), klo)
-            else:
-                khi = np.where(ok, pick(khi, ck), khi)
+            klo = np.where(ok, np.minimum(klo, ck), klo)
+            khi = np.where(ok, np.maximum(khi, ck), khi)
     big = np.abs(key) >= BIG
     return np.where(big, key, klo), np.where(big, key, khi)
 
@@ -548,9 +574,10 @@ def synthesize(function: str, fmt: Format | str, profile: Profile, max_ulp: int 
     for base in candidates(p, profile):
         if base.variable not in tails_of:
             tails_of[base.variable] = detect_tails(p, base.variable)
-        for c in variants(base, tails_of[base.variable]):
+        tails_of["log"] = []  # the log template selects its own specials
+        for c in variants(base, tails_of[_tkey(base)], p.fmt.emin):
             probe = _recipe(p, c, [[1.0] * (c.degree + 1)] * c.pieces,
-                            _probe_partition(c), tails_of[c.variable], profile)
+                            _probe_partition(c), tails_of[_tkey(c)], profile)
             ops = op_counts(probe)
             cost = weighted(ops, profile)
             if max_ops is not None and cost > max_ops:
@@ -558,42 +585,55 @@ def synthesize(function: str, fmt: Format | str, profile: Profile, max_ulp: int 
             costed.append((cost, c.pieces, c.degree, c.core_degree, len(costed), c, ops))
     costed.sort(key=lambda r: r[:4])
     tried = 0
-    seen: set[tuple[Any, ...]] = set()
-    for cost, _, _, _, _, c, _ops in costed:
-        shape = (c.template, c.variable, c.degree, c.core_degree, c.scale, c.clamp, c.fit_core,
-                 c.clamp_u, c.tiny, c.pieces > 1)
-        if shape in seen:
-            continue
-        seen.add(shape)
-        ks = [1] if c.pieces == 1 else _piece_counts(c, limit)
-        if not ks:
-            continue
+    # pass 1: no exceptions; pass 2 (only if pass 1 found nothing): up to EXCEPTIONS inputs
+    # handed to exception selects, two operations each, counted in the result's cost
+    for budget in (0, EXCEPTIONS):
+        seen: set[tuple[Any, ...]] = set()
+        for cost, _, _, _, _, c0, _ops in costed:
+            c = replace(c0, exceptions=budget)
+            shape = (c.template, c.variable, c.degree, c.core_degree, c.scale, c.clamp,
+                     c.fit_core, c.clamp_u, c.tiny, c.pieces > 1)
+            if shape in seen:
+                continue
+            seen.add(shape)
+            ks = [1] if c.pieces == 1 else _piece_counts(c, limit)
+            if not ks:
+                continue
 
-        def attempt(k: int, c: Candidate = c, cost: float = cost) -> Recipe | None:
-            nonlocal tried
-            tried += 1
-            if progress:
-                progress(f"{c.template} {c.variable} degree {c.degree}"
-                         + (f" core {c.core_degree} {c.scale}" if c.core_degree else "")
-                         + f", {k} pieces (cost {cost:g})")
-            return try_candidate(p, replace(c, pieces=k), tails_of[c.variable], profile)
+            def attempt(k: int, c: Candidate = c, cost: float = cost) -> Recipe | None:
+                nonlocal tried
+                tried += 1
+                if progress:
+                    progress(f"{c.template} {c.variable} degree {c.degree}"
+                             + (f" core {c.core_degree} {c.scale}" if c.core_degree else "")
+                             + f", {k} pieces (cost {cost:g}"
+                             + (f", up to {c.exceptions} exceptions)" if c.exceptions else ")"))
+                return try_candidate(p, replace(c, pieces=k), tails_of[_tkey(c)], profile)
 
-        # the finest partition first: if it fails, no coarser one is tried
-        best = attempt(ks[-1])
-        if best is None:
-            continue
-        lo, hi = 0, len(ks) - 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            r = attempt(ks[mid])
-            if r is not None:
-                best, hi = r, mid
-            else:
-                lo = mid + 1
-        best = _refine(p, replace(c, pieces=ks[hi]), best, tails_of[c.variable], profile)
-        return _finish(p, best, profile, tried, start, cost)
+            # the finest partition first: if it fails, no coarser one is tried
+            best = attempt(ks[-1])
+            if best is None:
+                continue
+            lo, hi = 0, len(ks) - 1
+            while lo < hi:
+                mid = (lo + hi) // 2
+                r = attempt(ks[mid])
+                if r is not None:
+                    best, hi = r, mid
+                else:
+                    lo = mid + 1
+            best = _refine(p, replace(c, pieces=ks[hi]), best, tails_of[_tkey(c)], profile)
+            res = _finish(p, best, profile, tried, start, cost)
+            if max_ops is not None and res.cost > max_ops:
+                continue
+            return res
     return Result(None, tried=tried, seconds=time.perf_counter() - start,
                   reason="no candidate within the limits passed on every input")
+
+
+def _tkey(c: Candidate) -> str:
+    """Which detected tails a candidate uses: its variable's, none for the log template."""
+    return "log" if c.template == "log" else c.variable
 
 
 def _probe_partition(c: Candidate) -> dict[str, Any]:
@@ -630,26 +670,33 @@ def _refine(p: Problem, c: Candidate, recipe: Recipe, tails: list[Tail], profile
     return best
 
 
-def _finish(p: Problem, recipe: Recipe, profile: Profile, tried: int, start: float,
-            cost: float) -> Result:
+def prove(p: Problem, recipe: Recipe) -> dict[str, Any]:
+    """The recipe's kernel on every input of the format, rounded once to it, against the
+    oracle: inputs accepted (inside their interval), exact, and the max and mean ULP distance
+    over the inputs whose result and expected result are both finite (a NaN or infinity must
+    match bit for bit to be accepted)."""
+    from ulplab.formats.rounding import round_to_format
     from ulplab.ulp import ulp_distance
 
     with np.errstate(all="ignore"):
         got = kernel(recipe)(p.targets.x)
-    from ulplab.formats.rounding import round_to_format
-
     codes = round_to_format(got, p.fmt, p.mode)
     dist = ulp_distance(codes, p.targets.expected, p.fmt)
-    finite = np.isfinite(dist.astype(np.float64))
+    finite = dist >= 0
+    return {"inputs_verified": int(p.targets.x.size),
+            "accepted": int(p.targets.accepts(got).sum()),
+            "max_ulp": int(np.max(dist[finite])) if finite.any() else 0,
+            "mean_ulp": float(np.mean(dist[finite])) if finite.any() else 0.0,
+            "exact": int(np.sum(codes == p.targets.expected)),
+            "verified_by": "ulplab.methods.synthesized.kernel on every input of the format, "
+                           "rounded once to the format, against the oracle's table"}
+
+
+def _finish(p: Problem, recipe: Recipe, profile: Profile, tried: int, start: float,
+            cost: float) -> Result:
     ops = op_counts(recipe)
     seconds = time.perf_counter() - start
-    proof = {"inputs_verified": int(p.targets.x.size),
-             "accepted": int(p.targets.accepts(got).sum()),
-             "max_ulp": int(np.max(dist[finite])) if finite.any() else 0,
-             "mean_ulp": float(np.mean(dist[finite])) if finite.any() else 0.0,
-             "exact": int(np.sum(codes == p.targets.expected)),
-             "verified_by": "ulplab.methods.synthesized.kernel on every input of the format, "
-                            "rounded once to the format, against the oracle's table"}
+    proof = prove(p, recipe)
     prov = {"command": _command(p, profile), "solver": SOLVER,
             "date": _dt.date.today().isoformat(), "seconds": round(seconds, 1),
             "candidates_tried": tried}
