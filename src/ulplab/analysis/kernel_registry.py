@@ -4,6 +4,8 @@
     python -m ulplab.analysis.kernel_registry --write          # regenerate it (keeps proofs)
     python -m ulplab.analysis.kernel_registry --write --prove  # and re-prove every narrow format
     python -m ulplab.analysis.kernel_registry --write --float32-records DIR
+    python -m ulplab.analysis.kernel_registry --write --fast64-record \
+        benchmarks/results/native/fast64-proofs.json
 
 What it reads: every kernel module's ``KERNELS`` entry (``ulplab.kernels.registry.declared``:
 function, module, first pass, fast path, idea), each function's derivative
@@ -20,6 +22,12 @@ record counts when it covers 4,294,967,296 inputs with max ULP 0 and no NaN/inf 
 tied to the golden hash of the kernel as it is when the record is read, so a record must be
 read right after its sweep). Every proof keeps the golden hash of the kernel it was made for;
 ``Kernel.formats`` lists a format only while that hash is the kernel's current one.
+
+The float64 first passes (``ulplab.export.fast64``) are proved per build variant by
+``benchmarks/verify_native.py --fast64`` (the compiled runner against the float32 entry point's
+one-pass build on all 2^32 inputs), whose JSON record ``--fast64-record PATH`` reads into
+``fast64_proofs`` (each with the kernel's golden hash and the float64 pass's source SHA-256 at
+the time of the sweep); without it they are carried over.
 """
 
 from __future__ import annotations
@@ -79,7 +87,28 @@ def generate(old: dict[str, Any] | None = None) -> dict[str, Any]:
             "golden": {"float32": golden_hash(func, correctly_rounded(func, odd)),
                        "odd": golden_hash(func, odd)},
             "proofs": old.get(func, {}).get("proofs", {}),
+            "fast64_proofs": old.get(func, {}).get("fast64_proofs", {}),
         }
+    return out
+
+
+FAST64_FIELDS = ("inputs", "mismatches", "flagged", "golden", "source_sha256", "date",
+                 "seconds")
+
+
+def fast64_proofs(func: str, record: Path) -> dict[str, Any]:
+    """``func``'s proofs of the float64 first pass per build variant in a record of
+    ``benchmarks/verify_native.py --fast64`` (full sweeps only: 2^32 inputs)."""
+    try:
+        doc = json.loads(record.read_text())
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--fast64-record: cannot read {record}: {exc}") from None
+    out = {}
+    for variant, r in sorted(doc.get("kernels", {}).get(func, {}).items()):
+        if r.get("inputs") != PROOF_INPUTS_FLOAT32:
+            continue
+        fields = {**r, "source_sha256": r.get("fast64_source_sha256")}
+        out[variant] = {k: fields[k] for k in FAST64_FIELDS} | {"record": str(record)}
     return out
 
 
@@ -133,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="re-prove every narrow format on every input against the oracle")
     p.add_argument("--float32-records", metavar="DIR",
                    help="read exhaustive float32 sweeps (DIR/FUNC.json) as float32 proofs")
+    p.add_argument("--fast64-record", metavar="PATH",
+                   help="read the float64 first passes' proofs (benchmarks/verify_native.py "
+                        "--fast64's JSON)")
     p.add_argument("--functions", default="all", help="comma-separated (with --prove)")
     args = p.parse_args(argv)
     try:
@@ -151,6 +183,11 @@ def main(argv: list[str] | None = None) -> int:
                     if rec.is_file() else None
                 if proof is not None:
                     data[f]["proofs"]["float32"] = proof
+        if args.fast64_record:
+            for f in funcs:
+                proofs = fast64_proofs(f, Path(args.fast64_record))
+                if proofs:
+                    data[f]["fast64_proofs"] = proofs
         if args.prove:
             from ulplab.formats import EXHAUSTIVE_FORMATS
 

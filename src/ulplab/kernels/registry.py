@@ -22,7 +22,11 @@ kernels or of the formats they serve. Each ``Kernel`` says:
 * ``golden``: the SHA-256 of each entry point's output bits on the golden input set
   (``ulplab.kernels.golden``), which every backend must reproduce;
 * ``first_pass`` / ``fast_path_below``: what the compiled runner needs to know without importing
-  the kernel (``ulplab.export.native``).
+  the kernel (``ulplab.export.native``);
+* ``fast64_proofs``: per build variant (avx512, avx2, portable), the exhaustive proof that the
+  compiled runner with the kernel's float64 first pass (``ulplab.export.fast64``) gives the
+  float32 entry point's bits on all 2^32 inputs (``benchmarks/verify_native.py --fast64``), for
+  the kernel whose golden hash and the float64 pass whose C source SHA-256 it names.
 
 The data is ``registry.json`` beside this module, generated from the kernel modules, the golden
 hashes and the proofs by ``python -m ulplab.analysis.kernel_registry --write`` (the analysis layer
@@ -62,6 +66,31 @@ class Proof:
 
 
 @dataclass(frozen=True)
+class Fast64Proof:
+    """All 2^32 inputs run through the compiled runner with the float64 first pass built for
+    ``variant``, compared with the float32 entry point's one-pass build: ``mismatches`` of
+    ``inputs`` differ (``flagged`` went to the second pass), for the kernel whose golden float32
+    hash is ``golden`` and the float64 pass whose C source has SHA-256 ``source_sha256``;
+    ``record`` names the JSON that keeps the run (date, seconds, CPU, compiler)."""
+
+    variant: str
+    inputs: int
+    mismatches: int
+    flagged: int
+    golden: str
+    source_sha256: str
+    date: str
+    seconds: float
+    record: str
+
+    def holds_for(self, golden: str, source_sha256: str) -> bool:
+        """Whether this proof proves the current kernel (``golden``) and float64 pass (the
+        SHA-256 of ``ulplab.export.fast64.source``)."""
+        return (self.inputs == PROOF_INPUTS_FLOAT32 and self.mismatches == 0
+                and self.golden == golden and self.source_sha256 == source_sha256)
+
+
+@dataclass(frozen=True)
 class Kernel:
     function: str
     module: str
@@ -72,6 +101,7 @@ class Kernel:
     first_pass: bool = False
     fast_path_below: int | None = None
     idea: str = ""
+    fast64_proofs: dict[str, Fast64Proof] = field(default_factory=dict, repr=False)
 
     @property
     def formats(self) -> tuple[str, ...]:
@@ -121,9 +151,10 @@ def _load() -> dict[str, Kernel]:
     out = {}
     for func, d in doc["kernels"].items():
         proofs = {fmt: Proof(fmt, **p) for fmt, p in d.get("proofs", {}).items()}
+        fast64 = {v: Fast64Proof(v, **p) for v, p in d.get("fast64_proofs", {}).items()}
         out[func] = Kernel(func, d["module"], dict(d["golden"]), proofs, d.get("derivative"),
                            int(d.get("exceptions", 0)), bool(d.get("first_pass", False)),
-                           d.get("fast_path_below"), d.get("idea", ""))
+                           d.get("fast_path_below"), d.get("idea", ""), fast64)
     return out
 
 
@@ -184,5 +215,5 @@ def declared() -> dict[str, dict[str, Any]]:
     return out
 
 
-__all__ = ["ENTRY_POINTS", "Kernel", "Proof", "check_entry_point", "declared", "formats",
-           "functions", "get", "kernels", "module_names"]
+__all__ = ["ENTRY_POINTS", "Fast64Proof", "Kernel", "Proof", "check_entry_point", "declared",
+           "formats", "functions", "get", "kernels", "module_names"]
