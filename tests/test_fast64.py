@@ -1,0 +1,205 @@
+"""The float64 first passes of the compiled float32 runner (ulplab.export.fast64): on every build
+variant this machine runs, the runner gives the float32 entry point's bits on the hard-case
+sets and 10^6 random inputs; what the float64 pass keeps is the correctly rounded result, it
+flags few ordinary inputs, its loop vectorizes, its tables are what they say, and the registry
+holds a proof over all 2^32 inputs for the pass as it is now."""
+
+import shutil
+import subprocess
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+
+from ulplab.errors import UsageError
+from ulplab.export import fast64, native
+from ulplab.export.fast64 import tables
+from ulplab.kernels import registry
+from ulplab.kernels.core import FLAG_NAN
+from ulplab.kernels.golden import SEED, input_sets
+
+CC = shutil.which("cc") or shutil.which("gcc")
+pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler on this machine")
+
+VARIANTS = ("avx512", "avx2", "portable")
+"""The build variants a proof covers (O0 is a check of the optimizer, not a variant to run)."""
+
+CASES = [(f, v) for f in fast64.FUNCTIONS for v in VARIANTS]
+
+ORDINARY = {  # the benchmark's ranges (benchmarks/bench_native.py)
+    "exp": lambda rng, n: rng.uniform(-80, 80, n),
+    "log": lambda rng, n: 10.0 ** rng.uniform(-30, 30, n),
+    "tanh": lambda rng, n: rng.uniform(-8, 8, n),
+    "sin": lambda rng, n: rng.uniform(-100, 100, n),
+    "cos": lambda rng, n: rng.uniform(-100, 100, n),
+}
+
+
+def runnable(variant: str) -> None:
+    """Skip unless this machine runs ``variant`` (read from its CPU flags, capped by
+    ULPLAB_MAX_ISA): the tests do not assume AVX-512 or AVX2."""
+    if variant not in native.runnable_variants():
+        pytest.skip(f"this CPU cannot run the {variant} build")
+
+
+def one_pass(func: str, x: np.ndarray) -> np.ndarray:
+    """The float32 entry point's one-pass build (the reference the runner must reproduce)."""
+    out = np.empty_like(x)
+    native._entry(func, native.best_variant())(x.ctypes.data, out.ctypes.data, x.size)
+    return out
+
+
+def hard_cases(samples: int = 10**6) -> np.ndarray:
+    """Every input set of ``ulplab.kernels.golden.input_sets`` (every bfloat16, float16 and
+    narrower pattern, specials, powers of two and their neighbours) and ``samples`` random
+    float32 patterns of another seed than the golden hash's."""
+    return np.concatenate(list(input_sets(samples, SEED + 20).values()))
+
+
+def show(x: np.ndarray, got: np.ndarray, want: np.ndarray) -> str:
+    bad = np.flatnonzero(got.view(np.uint32) != want.view(np.uint32))[:5]
+    return "; ".join(f"x={float(x[i]).hex()} (0x{int(x.view(np.uint32)[i]):08x}) "
+                     f"got {float(got[i]).hex()} want {float(want[i]).hex()}" for i in bad)
+
+
+@pytest.mark.parametrize(("func", "variant"), CASES)
+def test_runner_gives_the_entry_points_bits(func, variant):
+    """The runner with the float64 first pass, threads on, against the one-pass float32 entry
+    point: the hard-case sets and 10^6 random patterns, every bit."""
+    runnable(variant)
+    x = hard_cases()
+    got = native.kernel(func, variant)(x, threads=2)
+    want = one_pass(func, x)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), show(x, got, want)
+
+
+@pytest.mark.parametrize(("func", "variant"), CASES)
+def test_what_the_float64_pass_keeps_is_correctly_rounded(func, variant):
+    """The float64 pass alone: every lane it does not flag holds the entry point's result (the
+    infinities included: tanh keeps its +-1), NaN inputs are flagged, and most lanes are
+    kept."""
+    runnable(variant)
+    x = hard_cases(1 << 16)
+    out = np.empty_like(x)
+    native._fast64(func, variant)(x.ctypes.data, out.ctypes.data, x.size)
+    bits = out.view(np.uint32)
+    flagged = (bits & np.uint32(0x7FFFFFFF)) == FLAG_NAN
+    want = one_pass(func, x)
+    assert np.array_equal(bits[~flagged], want.view(np.uint32)[~flagged]), \
+        show(x[~flagged], out[~flagged], want[~flagged])
+    assert np.all(flagged[np.isnan(x)])
+    assert flagged.mean() < 0.6
+
+
+@pytest.mark.parametrize(("func", "variant"), CASES)
+def test_few_ordinary_inputs_are_flagged(func, variant):
+    """Below 1e-3 of the benchmark's inputs go to the second pass (measured on 2^24: 6e-8 exp,
+    2.4e-7 log, 1.5e-6 tanh)."""
+    runnable(variant)
+    x = ORDINARY[func](np.random.default_rng(3), 1 << 20).astype(np.float32)
+    out = np.empty_like(x)
+    native._fast64(func, variant)(x.ctypes.data, out.ctypes.data, x.size)
+    flagged = np.count_nonzero((out.view(np.uint32) & np.uint32(0x7FFFFFFF)) == FLAG_NAN)
+    assert flagged < 1e-3 * x.size
+
+
+@pytest.mark.parametrize("func", fast64.FUNCTIONS)
+def test_either_first_pass_gives_the_same_bits(func):
+    x = hard_cases(1 << 16)
+    a = native.kernel(func, first_pass="float64")(x)
+    b = native.kernel(func, first_pass="float32")(x)
+    assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), show(x, a, b)
+
+
+@pytest.mark.parametrize(("march", "variant", "width"),
+                         [("x86-64-v3", "avx2", 32), ("x86-64-v4", "avx512", 64)])
+@pytest.mark.parametrize("func", fast64.FUNCTIONS)
+def test_the_float64_loop_vectorizes(func, march, variant, width, tmp_path):
+    """gcc vectorizes the float64 pass's loop, with the runner's flags and FAST64_FLAGS:
+    32-byte vectors for AVX2, 64-byte for AVX-512 (compiling only: any x86 gcc)."""
+    version = subprocess.run([CC, "--version"], capture_output=True, text=True).stdout
+    if "Free Software Foundation" not in version:
+        pytest.skip("the vectorization report checked here is gcc's")
+    text = fast64.source(func)
+    src = tmp_path / f"{func}.c"
+    src.write_text(text)
+    loop_line = text.splitlines().index("    for (long i = 0; i < n; i++) {") + 1
+    res = subprocess.run([CC, *native.BASE_FLAGS[:4], f"-march={march}",
+                          *native.FAST64_FLAGS[variant], "-fopt-info-vec", "-c", str(src),
+                          "-o", str(tmp_path / "k.o")],
+                         capture_output=True, text=True, check=True)
+    assert f"{func}.c:{loop_line}:24: optimized: loop vectorized using {width} byte vectors" \
+        in res.stderr, res.stderr[-2000:]
+
+
+def test_exp_table_is_the_nearest_float64():
+    text = tables.exp_table()
+    body = text[text.index("{") + 1:text.index("}")]
+    values = [float.fromhex(v) for v in body.replace("\n", " ").split(",")]
+    assert len(values) == 64 and values[0] == 1.0
+    with mpmath.workprec(200):
+        for j in (1, 17, 32, 63):
+            exact = mpmath.mpf(2) ** (mpmath.mpf(j) / 64)
+            err = abs(mpmath.mpf(values[j]) - exact)
+            assert err <= mpmath.mpf(2) ** -53  # half an ulp of a number in [1, 2)
+
+
+def test_log_table_makes_r_exact_and_small():
+    """invc has at most 21 significant bits (z invc exact for 24-bit z); z invc - 1 stays
+    within 2^-7 on each whole subinterval; the two next to 1 have invc = 1, logc = 0."""
+    text = tables.log_tables()
+    invc_text = text[text.index("{") + 1:text.index("}")]
+    invc = [float.fromhex(v) for v in invc_text.replace("\n", " ").split(",")]
+    assert len(invc) == 128
+    for i, c in enumerate(invc):
+        assert Fraction(c).denominator.bit_length() - 1 <= tables.LOG_INVC_BITS + 1
+        lo, hi = tables.log_subinterval(i)
+        worst = max(abs(Fraction(lo) * Fraction(c) - 1), abs(Fraction(hi) * Fraction(c) - 1))
+        assert worst <= Fraction(1, 128), i
+    ones = [i for i, c in enumerate(invc) if c == 1.0]
+    assert [tables.log_subinterval(i)[0] for i in ones] == [1 - 2**-8, 1.0]
+
+
+def test_unknown_names_are_usage_errors():
+    with pytest.raises(UsageError, match="no float64 first pass for 'gelu'"):
+        fast64.source("gelu")
+    with pytest.raises(UsageError, match="unknown first pass 'float16'"):
+        native.kernel("exp", first_pass="float16")
+
+
+def test_the_registry_holds_a_proof_for_the_pass_as_it_is_now():
+    """Every float64 pass is proved on all 2^32 inputs for every build variant
+    (benchmarks/verify_native.py --fast64, read by python -m ulplab.analysis.kernel_registry
+    --write --fast64-record ...), for the current kernel and the current C source: an edit of
+    either needs a new sweep."""
+    for func in fast64.FUNCTIONS:
+        k = registry.get(func)
+        for variant in VARIANTS:
+            proof = k.fast64_proofs.get(variant)
+            assert proof is not None, (func, variant)
+            assert proof.holds_for(k.golden["float32"], fast64.source_sha256(func)), \
+                (func, variant, proof)
+
+
+def test_the_registry_generator_reads_only_full_sweeps(tmp_path):
+    """kernel_registry --fast64-record: a sweep of 2^32 inputs becomes a proof with its golden
+    hash and source SHA-256; a partial sweep is left out; a missing file is a UsageError."""
+    import json
+
+    from ulplab.analysis.kernel_registry import fast64_proofs
+
+    full = {"golden": "a" * 64, "fast64_source_sha256": "b" * 64, "inputs": 2**32,
+            "mismatches": 0, "flagged": 7, "seconds": 1.5, "threads": 2,
+            "date": "2026-11-25T20:00:00Z"}
+    record = tmp_path / "proofs.json"
+    record.write_text(json.dumps({"kernels": {"exp": {"avx2": full,
+                                                      "portable": {**full, "inputs": 2**20}}}}))
+    proofs = fast64_proofs("exp", record)
+    assert list(proofs) == ["avx2"]
+    proof = registry.Fast64Proof("avx2", **proofs["avx2"])
+    assert proof.holds_for("a" * 64, "b" * 64)
+    assert not proof.holds_for("a" * 64, "c" * 64)
+    assert fast64_proofs("log", record) == {}
+    with pytest.raises(UsageError, match="cannot read"):
+        fast64_proofs("exp", tmp_path / "missing.json")
