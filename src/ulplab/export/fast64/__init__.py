@@ -19,7 +19,7 @@ the portable build needs no software FMA), no branches (selects through ternarie
 gathers for the tables, and no floating-point comparison: the tests on the input (NaN, clamping,
 the choice between two evaluations) compare its bits as integers, since gcc does not if-convert
 a floating-point comparison under the default -ftrapping-math (it may raise the invalid
-flag); so gcc vectorizes them (``vectorized_loops`` checks it with ``-fopt-info-vec``).
+flag); so gcc vectorizes them (tests/test_fast64.py reads ``-fopt-info-vec``).
 
 The proof is exhaustive: ``python benchmarks/verify_native.py --fast64 FUNC`` runs this first
 pass (and the second on its flagged lanes) against the one-pass build of the float32 entry point
