@@ -126,7 +126,7 @@ ODD = {
     "--csv": ("", "/nonexistent-dir/x.csv", "/dev/null"),
     "-o": ("", "/nonexistent-dir/x.npy", "/tmp", "/dev/null", "/dev/full"),
     "--lang": ("", "rust"),
-    "--backends": ("", ",", "tensorflow"),
+    "--backends": ("", ",", "mxnet"),
     "--degree": ("-1", "x", "100000000"),
     "--monomials": ("", ",", "a,b", "-1,2"),
     "--coefficients": ("", "float64"),

@@ -74,7 +74,9 @@ def _chromium() -> str | None:
 def test_page_is_self_contained(rendered):
     text = (rendered / "r.html").read_text()
     page = _parse(text)
-    assert len(page.images) == 1 + 2 * 3  # region bars, then error and histogram per method
+    # region bars, operations against max ULP (det and E9: the arithmetic-only methods), then
+    # error and histogram per method
+    assert len(page.images) == 1 + 1 + 2 * 3
     assert all(img["src"].startswith("data:image/png;base64,") for img in page.images)
     assert "http://" not in text and "https://" not in text
 
@@ -83,7 +85,7 @@ def test_png_files(rendered):
     files = sorted(p.name for p in (rendered / "png").iterdir())
     assert files == ["det-error.png", "det-histogram.png", "e9-remez-bf16-error.png",
                      "e9-remez-bf16-histogram.png", "f32-naive-error.png",
-                     "f32-naive-histogram.png", "regions.png"]
+                     "f32-naive-histogram.png", "pareto.png", "regions.png"]
     assert all((rendered / "png" / f).read_bytes().startswith(PNG_MAGIC) for f in files)
 
 
@@ -101,7 +103,7 @@ def test_in_headless_chromium(rendered):
     page = _parse(run.stdout)
     assert page.body.get("data-checked") == "1", "the page's load handler did not run"
     assert page.body.get("data-errors") == "0"
-    assert len(page.images) == 7
+    assert len(page.images) == 8  # with the operations-against-max-ULP figure
     for img in page.images:
         w, h = int(img["data-natural-width"]), int(img["data-natural-height"])
         assert w >= 300 and h >= 200, img["alt"]

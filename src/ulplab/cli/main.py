@@ -626,7 +626,7 @@ def cmd_determinism(args: argparse.Namespace) -> int:
     get_function(args.func)
     if args.rounding not in ROUNDINGS:
         raise UsageError(f"unknown rounding {args.rounding!r}; valid: {', '.join(ROUNDINGS)}")
-    names = _backend_list(args.backends or "numpy,torch,jax,c")
+    names = _backend_list("numpy,torch,jax,c" if args.backends is None else args.backends)
     for b in names:
         if b not in BACKENDS:
             raise UsageError(f"unknown backend {b!r}; valid: {', '.join(BACKENDS)}")

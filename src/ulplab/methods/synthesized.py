@@ -338,7 +338,8 @@ def shipped_recipes() -> list[Recipe]:
 
 
 def method_name(recipe: Recipe) -> str:
-    """``synth-<format>-<cr|Nulp|eX>-<profile>``: what it is, for which format and target."""
+    """``synth-<format>-<cr|Nulp|eX>[-<profile>][-<rounding>]``: what it is, for which format
+    and target (the profile and the rounding said only when not ``fma`` / nearest-even)."""
     if recipe.name:
         return recipe.name
     tgt = recipe.target
@@ -347,7 +348,8 @@ def method_name(recipe: Recipe) -> str:
     else:
         err = "cr" if not tgt.get("max_ulp") else f"{tgt['max_ulp']}ulp"
     rnd = "" if recipe.rounding == "nearest-even" else f"-{recipe.rounding}"
-    return f"synth-{recipe.format}-{err}-{recipe.profile}{rnd}"
+    prof = "" if recipe.profile == "fma" else f"-{recipe.profile}"
+    return f"synth-{recipe.format}-{err}{prof}{rnd}"
 
 
 # ------------------------------------------------------------------ saved recipes
