@@ -20,7 +20,7 @@ from pathlib import Path
 
 from timing import machine
 from ulplab.methods import get_method
-from ulplab.methods.synthesized import method_name, recipe_document
+from ulplab.methods.synthesized import method_name, recipe_document, slug
 from ulplab.oracle.table import oracle_table
 from ulplab.synth import PROFILES, synthesize, total
 
@@ -71,7 +71,7 @@ def main() -> None:
                         if a.recipes:
                             d = Path(a.recipes)
                             d.mkdir(parents=True, exist_ok=True)
-                            (d / f"{func}-{method_name(r)}.json").write_text(
+                            (d / f"{slug(r)}.json").write_text(
                                 json.dumps(recipe_document(r), indent=1) + "\n")
                     rows.append(row)
                     print(json.dumps({k: v for k, v in row.items() if k != "by_kind"}),

@@ -636,7 +636,27 @@ def gen_synth_runs() -> str:
     return "\n".join(out) if out else "*No synth benchmark run is committed yet.*"
 
 
+def gen_synth_pareto() -> str:
+    """``ulplab synth gelu --format bfloat16 --pareto --json ...``: synthesized kernels at 0, 1,
+    2 and 4 ULP beside every registered method with a claim, sorted by max ULP then cost."""
+    path = DATA / "synth-pareto-gelu-bfloat16.json"
+    if not path.exists():
+        return ("*Not generated yet: `ulplab synth gelu --format bfloat16 --pareto --json "
+                "docs/data/synth-pareto-gelu-bfloat16.json`.*")
+    res = json.loads(path.read_text())
+    rows = sorted(res["rows"], key=lambda r: (r["max_ulp"] is None, r["max_ulp"] or 0,
+                                              r["ops"] or 0))
+    table = [[_cell(r["method"]), _cell(r["kind"]), "-" if r["max_ulp"] is None else r["max_ulp"],
+              "-" if r["ops"] is None else r["ops"],
+              "-" if r.get("table_words") is None else r["table_words"]] for r in rows]
+    return "\n".join([
+        _source(path, "ulplab synth gelu --format bfloat16 --pareto --json " + _rel(path),
+                "see the benchmark runs below for the machine of that session"), "",
+        _table(["method", "kind", "max ULP", "ops", "table words"], table, "llrrr")])
+
+
 GENERATORS: dict[str, Callable[..., str]] = {
+    "synth-pareto": gen_synth_pareto,
     "synth-recipes": gen_synth_recipes,
     "synth-runs": gen_synth_runs,
     "analyze": gen_analyze,

@@ -20,6 +20,7 @@ from ulplab.formats.rounding import round_to_format
 from ulplab.methods import get_method, methods_for
 from ulplab.methods.synthesized import (
     Recipe,
+    c_identifier,
     kernel,
     method_name,
     recipe_document,
@@ -219,7 +220,7 @@ def test_cli_synth_prints_kernel_and_source(tmp_path, capsys):
     code, stdout, err = run_cli(capsys, ["synth", "exp", "--format", "float8_e4m3fn", "--lang",
                                          "c", "--out", str(out), "--quiet"])
     assert code == 0, err
-    assert "operations per element" in stdout and "ulplab_exp_synth" in stdout
+    assert "operations per element" in stdout and "ulplab_exp_synth_float8_e4m3fn" in stdout
     doc = json.loads(out.read_text())
     assert doc["sha256"] == recipe_document(Recipe.from_json(doc["recipe"]))["sha256"]
 
@@ -265,8 +266,7 @@ def test_exported_c_is_the_kernel(recipe, tmp_path):
     lib = tmp_path / "k.so"
     subprocess.run([cc, "-O2", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC",
                     str(src), "-o", str(lib), "-lm"], check=True)
-    name = f"ulplab_{recipe.function}_{method_name(recipe).replace('-', '_')}"
-    fn = getattr(ctypes.CDLL(str(lib)), name)
+    fn = getattr(ctypes.CDLL(str(lib)), c_identifier(recipe))
     from ulplab.formats.encoding import all_patterns, to_values
 
     fmt = get_format(recipe.format)

@@ -4,7 +4,7 @@ Prints the kernel found (its cost by kind, table size, pieces, degree, proof), a
 ``--lang`` its source (C, CUDA, NumPy, PyTorch, JAX, Triton, or ``ops``: a plain operation
 listing); ``--out`` writes the recipe (JSON with its checksum), ``--register`` keeps it in the
 cache so that ``analyze``, ``study cost-model``, ``report`` and the pytest plugin see it as the
-method ``synth-<format>-<target>-<profile>``; ``--pareto`` prints operations against max ULP
+method ``synth <format>[ <N>ulp][ (<profile>)]``; ``--pareto`` prints operations against max ULP
 next to the registered methods; ``--json`` writes everything as JSON.
 """
 
@@ -104,7 +104,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
     result = synthesize(args.func, args.format, profile, max_ulp=args.max_ulp or 0,
                         max_error=args.max_error, rounding=args.rounding,
                         max_ops=args.max_ops, table_entries=args.table_entries,
-                        progress=progress)
+                        progress=progress, exceptions=args.exceptions)
     r = result.recipe
     if r is None:
         print(f"ulplab synth: {args.func} for {args.format}: {result.reason} "
@@ -192,6 +192,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--max-ops", type=positive_float, help="refuse kernels costlier than this")
     p.add_argument("--table-entries", type=non_negative_int,
                    help="largest table, in float32 words (default: the profile's)")
+    p.add_argument("--exceptions", type=whole(0, 64), default=4,
+                   help="inputs a kernel may settle by exception selects, 2 operations each, "
+                        "when no candidate passes without (default 4; 0: none)")
     p.add_argument("--max-ulp", type=non_negative_int, help="allowed distance to the correctly "
                    "rounded result (default 0)")
     p.add_argument("--max-error", type=positive_float, help="allowed error against the real "

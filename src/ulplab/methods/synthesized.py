@@ -34,6 +34,7 @@ and reaches the template's value, which is NaN by propagation.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -338,18 +339,32 @@ def shipped_recipes() -> list[Recipe]:
 
 
 def method_name(recipe: Recipe) -> str:
-    """``synth-<format>-<cr|Nulp|eX>[-<profile>][-<rounding>]``: what it is, for which format
-    and target (the profile and the rounding said only when not ``fma`` / nearest-even)."""
+    """``synth <format>[ <N>ulp| e<X>][ (<profile>)][ <rounding>]``: what it is, for which
+    format and target — correctly rounded, the fma profile and nearest-even unless it says
+    otherwise (``synth bfloat16``, ``synth bfloat16 1ulp (sfpu)``). Spaces, so that a table
+    can wrap it; ``synth-bfloat16-1ulp-sfpu`` names it too (``canonical_name``)."""
     if recipe.name:
         return recipe.name
     tgt = recipe.target
     if tgt.get("max_error") is not None:
-        err = f"e{tgt['max_error']:g}"
+        err = f" e{tgt['max_error']:g}"
     else:
-        err = "cr" if not tgt.get("max_ulp") else f"{tgt['max_ulp']}ulp"
-    rnd = "" if recipe.rounding == "nearest-even" else f"-{recipe.rounding}"
-    prof = "" if recipe.profile == "fma" else f"-{recipe.profile}"
-    return f"synth-{recipe.format}-{err}{prof}{rnd}"
+        err = "" if not tgt.get("max_ulp") else f" {tgt['max_ulp']}ulp"
+    rnd = "" if recipe.rounding == "nearest-even" else f" {recipe.rounding}"
+    prof = "" if recipe.profile == "fma" else f" ({recipe.profile})"
+    return f"synth {recipe.format}{err}{prof}{rnd}"
+
+
+def slug(recipe: Recipe) -> str:
+    """``<function>-<canonical method name>``: the recipe's file name (without .json)."""
+    from ulplab.methods.registry import canonical_name
+
+    return f"{recipe.function}-{canonical_name(method_name(recipe))}"
+
+
+def c_identifier(recipe: Recipe) -> str:
+    """The exported kernel's function name: ``ulplab_<function>_synth_<format>...``."""
+    return "ulplab_" + slug(recipe).replace("-", "_")
 
 
 # ------------------------------------------------------------------ saved recipes
@@ -379,7 +394,7 @@ def save_user_recipe(recipe: Recipe) -> Path:
     name); methods registered from it on the next import of ``ulplab.methods``."""
     from ulplab.files import write_text
 
-    path = user_recipe_dir() / f"{recipe.function}-{method_name(recipe)}.json"
+    path = user_recipe_dir() / f"{slug(recipe)}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text(path, json.dumps(recipe_document(recipe), indent=1) + "\n")
     return path
@@ -416,8 +431,9 @@ def as_method(recipe: Recipe) -> Any:
     claims = {}
     proof = recipe.proof
     if recipe.rounding == "nearest-even" and proof.get("accepted") == proof.get("inputs_verified"):
-        claims[recipe.format] = Claim(int(proof.get("max_ulp", 0)),
-                                      float(proof.get("mean_ulp", 0.0)))
+        # the mean to 4 decimals, rounded up (a bound, as the registry's claims are written)
+        mean = math.ceil(float(proof.get("mean_ulp", 0.0)) * 1e4) / 1e4
+        claims[recipe.format] = Claim(int(proof.get("max_ulp", 0)), mean)
     idea = (f"ulplab synth ({recipe.template}, {recipe.pieces} piece(s) of degree "
             f"{recipe.degree}" + (f", exp2 core degree {len(recipe.core) - 1}" if recipe.core
                                   else "") + f"; {recipe.profile} profile): "

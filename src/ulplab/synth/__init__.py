@@ -34,12 +34,12 @@ def source(recipe: Any, lang: str) -> str:
     from ulplab.export.emit_py import emit_python
     from ulplab.export.emit_triton import emit_triton
     from ulplab.export.trace import trace
-    from ulplab.methods.synthesized import kernel, method_name
+    from ulplab.methods.synthesized import c_identifier, kernel
 
     if lang not in LANGS:
         raise unknown_choice("language", lang, LANGS)
     graph = trace(kernel(recipe))
-    name = f"ulplab_{recipe.function}_{method_name(recipe).replace('-', '_')}"
+    name = c_identifier(recipe)
     head = (f"{recipe.function} for {recipe.format} ({recipe.rounding}), made by "
             f"`{recipe.provenance.get('command', 'ulplab synth')}`\n"
             f"Verified on {recipe.proof.get('inputs_verified', 0)} inputs: max "

@@ -430,6 +430,15 @@ def try_candidate(p: Problem, c: Candidate, tails: list[Tail], profile: Profile
         if not rows.size or not ok[~region].all():
             return None  # a tail, a zero or a special input is wrong: not the LP's to fix
         bad = ~ok[rows] & ~excluded
+        if 0 < bad.sum() <= c.exceptions - len(exc_tails):  # the few left: exception selects
+            for i in np.flatnonzero(bad):
+                excluded[i] = True
+                exc_tails.append(_exception(p, rows[i]))
+            recipe = _recipe(p, c, coeffs, partition, tails + exc_tails, profile)
+            with np.errstate(all="ignore"):
+                if t.accepts(kernel(recipe)(x)).all():
+                    return recipe
+            return None
         shrink[bad] += 0.3
         dirty = set(np.unique(piece[bad]).tolist())
     return None
@@ -561,13 +570,15 @@ def synthesize(function: str, fmt: Format | str, profile: Profile, max_ulp: int 
                max_error: float | None = None, rounding: str = "nearest-even",
                max_ops: float | None = None, table_entries: int | None = None,
                progress: Callable[[str], None] | None = None,
-               prob: Problem | None = None) -> Result:
+               prob: Problem | None = None, exceptions: int = EXCEPTIONS) -> Result:
     """The cheapest verified recipe (see the module docstring); ``Result.recipe`` is None when
-    nothing within the limits passed, with the reason."""
+    nothing within the limits passed, with the reason. ``exceptions``: how many inputs the
+    second pass may settle by exception selects (0: no second pass)."""
     if function not in FUNCTIONS:
         raise ValueError(f"unknown function {function!r}")
     start = time.perf_counter()
     p = prob or problem(function, fmt, rounding, max_ulp, max_error)
+    p.target["exceptions"] = exceptions
     limit = profile.max_table if table_entries is None else table_entries
     tails_of: dict[str, list[Tail]] = {}
     costed = []
@@ -587,7 +598,7 @@ def synthesize(function: str, fmt: Format | str, profile: Profile, max_ulp: int 
     tried = 0
     # pass 1: no exceptions; pass 2 (only if pass 1 found nothing): up to EXCEPTIONS inputs
     # handed to exception selects, two operations each, counted in the result's cost
-    for budget in (0, EXCEPTIONS):
+    for budget in ((0, exceptions) if exceptions else (0,)):
         seen: set[tuple[Any, ...]] = set()
         for cost, _, _, _, _, c0, _ops in costed:
             c = replace(c0, exceptions=budget)
@@ -712,4 +723,6 @@ def _command(p: Problem, profile: Profile) -> str:
         cmd += f" --max-ulp {p.target['max_ulp']}"
     if p.mode != "nearest-even":
         cmd += f" --rounding {p.mode}"
+    if p.target.get("exceptions", EXCEPTIONS) != EXCEPTIONS:
+        cmd += f" --exceptions {p.target['exceptions']}"
     return cmd
