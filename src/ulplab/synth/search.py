@@ -328,10 +328,11 @@ def _recipe(p: Problem, c: Candidate, coeffs: list[list[float]], partition: dict
         coeffs = [[0.0, float.fromhex(LOG2E)]]
     elif c.template in ("exp2", "x_exp2"):
         core = list(exp2_core(c.core_degree, profile.use_fma)[0])
-        if c.clamp:  # the clamp's ends give 0 and inf through the scale: no tails
-            n_lo, n_hi = _RANGE[c.scale]
-            clamp = [hex32(n_lo), hex32(n_hi + 0.5)]
-            tails = []
+    if c.clamp and c.template in ("exp2", "x_exp2"):
+        # the clamp's ends give 0 and inf through the scale: no tails
+        n_lo, n_hi = _RANGE[c.scale]
+        clamp = [hex32(n_lo), hex32(n_hi + 0.5)]
+        tails = []
     u_clamp: list[str] = []
     if any(c.clamp_u):
         u_clamp = ["", ""]
