@@ -38,20 +38,10 @@ def interleaved_medians(fns: dict[str, Callable[[], Any]], runs: int) -> dict[st
 
 def cpu_isa() -> str:
     """The CPU's model and the best ISA level ulplab's builds use on it (avx512, avx2 or
-    portable: ``ulplab.export.native.best_variant``)."""
-    from pathlib import Path
+    portable): ``ulplab.peers.machine.cpu_isa``."""
+    from ulplab.peers.machine import cpu_isa as isa
 
-    from ulplab.export import native
-
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, ISA level {native.best_variant()}"
+    return isa()
 
 
 def machine() -> dict[str, str | int | None]:

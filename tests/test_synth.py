@@ -240,6 +240,9 @@ def test_cli_synth_prints_kernel_and_source(tmp_path, capsys):
     ["synth", "exp", "--lang", "fortran", "--format", "float8_e4m3fn"],
     ["synth", "nosuch"],
     ["synth", "exp", "--rounding", "sideways"],
+    ["synth", "exp", "--exceptions", "-1"],
+    ["synth", "exp", "--exceptions", "65"],
+    ["synth", "exp", "--exceptions", "x"],
 ])
 def test_cli_synth_odd_arguments(argv, capsys):
     one_line_error(capsys, argv)

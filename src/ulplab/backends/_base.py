@@ -41,6 +41,15 @@ class Backend:
     """False: only when named (a compiled variant the determinism card compares against)."""
 
 
+def onednn_isa_settings(avx512: bool = False) -> dict[str, tuple[dict[str, str], str]]:
+    """oneDNN's ISA cap (``ONEDNN_MAX_CPU_ISA``, read when the library starts) for a backend
+    built on it: label -> (environment, the CPU flag the level needs; "" for none); AVX512_CORE
+    only where ``avx512``."""
+    levels = [("SSE41", ""), ("AVX2", "avx2")] + ([("AVX512_CORE", "avx512f")] if avx512 else [])
+    return {f"ONEDNN_MAX_CPU_ISA={name}": ({"ONEDNN_MAX_CPU_ISA": name}, flag)
+            for name, flag in levels}
+
+
 def one_line(exc: BaseException) -> str:
     """'TypeError: first line of the message' (the type alone when the message is empty)."""
     lines = str(exc).strip().splitlines()

@@ -17,6 +17,7 @@ from ulplab.backends._base import (
     Unavailable,
     _module,
     native_or_float32,
+    onednn_isa_settings,
     op_for,
     thread_count,
 )
@@ -25,10 +26,7 @@ from ulplab.formats import Format
 ORDER = 70
 """Where the backends of this module come on the card (lowest first)."""
 
-ISA_SETTINGS = {
-    "ONEDNN_MAX_CPU_ISA=SSE41": ({"ONEDNN_MAX_CPU_ISA": "SSE41"}, ""),
-    "ONEDNN_MAX_CPU_ISA=AVX2": ({"ONEDNN_MAX_CPU_ISA": "AVX2"}, "avx2"),
-}
+ISA_SETTINGS = onednn_isa_settings()
 """oneDNN's cap, which OpenVINO's CPU plugin (built on a fork of oneDNN) reads too: label ->
 (environment, CPU flag needed)."""
 

@@ -15,6 +15,7 @@ from ulplab.backends._base import (
     Unavailable,
     _module,
     native_or_float32,
+    onednn_isa_settings,
     op_for,
     thread_count,
 )
@@ -23,10 +24,7 @@ from ulplab.formats import Format
 ORDER = 90
 """Where the backends of this module come on the card (lowest first)."""
 
-ISA_SETTINGS = {
-    "ONEDNN_MAX_CPU_ISA=SSE41": ({"ONEDNN_MAX_CPU_ISA": "SSE41"}, ""),
-    "ONEDNN_MAX_CPU_ISA=AVX2": ({"ONEDNN_MAX_CPU_ISA": "AVX2"}, "avx2"),
-}
+ISA_SETTINGS = onednn_isa_settings()
 """oneDNN's cap (Paddle's CPU build links oneDNN): label -> (environment, CPU flag needed)."""
 
 OPS: dict[str, Callable[[Any, Any], Any]] = {

@@ -19,6 +19,7 @@ from ulplab.backends._base import (
     Unavailable,
     _module,
     native_or_float32,
+    onednn_isa_settings,
     op_for,
     thread_count,
 )
@@ -27,11 +28,7 @@ from ulplab.formats import Format
 ORDER = 50
 """Where the backends of this module come on the card (lowest first)."""
 
-ISA_SETTINGS = {
-    "ONEDNN_MAX_CPU_ISA=SSE41": ({"ONEDNN_MAX_CPU_ISA": "SSE41"}, ""),
-    "ONEDNN_MAX_CPU_ISA=AVX2": ({"ONEDNN_MAX_CPU_ISA": "AVX2"}, "avx2"),
-    "ONEDNN_MAX_CPU_ISA=AVX512_CORE": ({"ONEDNN_MAX_CPU_ISA": "AVX512_CORE"}, "avx512f"),
-}
+ISA_SETTINGS = onednn_isa_settings(avx512=True)
 """oneDNN's cap (TensorFlow's CPU build runs oneDNN kernels for some ops): label ->
 (environment, the CPU flag the level needs)."""
 

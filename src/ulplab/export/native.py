@@ -120,15 +120,26 @@ def _compiler_id(cc: str) -> str:
 
 
 @cache
-def _cpu_flags() -> frozenset[str]:
+def _cpuinfo(field: str) -> str:
+    """The first ``field : value`` line of /proc/cpuinfo ("" where there is none)."""
     try:
         text = Path("/proc/cpuinfo").read_text()
     except OSError:
-        return frozenset()
+        return ""
     for line in text.splitlines():
-        if line.startswith("flags"):
-            return frozenset(line.split(":", 1)[1].split())
-    return frozenset()
+        if line.startswith(field):
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
+def cpu_flags() -> frozenset[str]:
+    """The CPU's feature flags (/proc/cpuinfo: avx2, avx512f, ...); empty where unreadable."""
+    return frozenset(_cpuinfo("flags").split())
+
+
+def cpu_model() -> str:
+    """The CPU's model name (/proc/cpuinfo), or "unknown CPU"."""
+    return _cpuinfo("model name") or "unknown CPU"
 
 
 ISA_LEVELS = ("avx512", "avx2", "portable")
@@ -141,7 +152,7 @@ def runnable_variants() -> list[str]:
     """The build variants this machine can run, best first (no better than ``ULPLAB_MAX_ISA``
     where it is set)."""
     x86 = platform.machine().lower() in ("x86_64", "amd64")
-    flags = _cpu_flags()
+    flags = cpu_flags()
     cap = os.environ.get("ULPLAB_MAX_ISA", "")
     if cap and cap not in ISA_LEVELS:
         raise UsageError(f"ULPLAB_MAX_ISA={cap!r} is not an ISA level; valid: "

@@ -6,18 +6,13 @@ from __future__ import annotations
 import os
 import platform
 from importlib import metadata
-from pathlib import Path
 
 
 def cpu_flags() -> set[str]:
     """The CPU's feature flags (``/proc/cpuinfo``: avx2, avx512f, ...); empty where unreadable."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
+    from ulplab.export.native import cpu_flags as flags
+
+    return set(flags())
 
 
 def cpu_isa() -> str:
@@ -25,15 +20,7 @@ def cpu_isa() -> str:
     portable: ``ulplab.export.native.best_variant``)."""
     from ulplab.export import native
 
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, ISA level {native.best_variant()}"
+    return f"{native.cpu_model()}, ISA level {native.best_variant()}"
 
 
 def machine() -> dict[str, str | int | None]:

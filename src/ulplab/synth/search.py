@@ -126,70 +126,49 @@ class Result:
 
 
 @functools.cache
-def exp2_core(degree: int, use_fma: bool) -> tuple[tuple[str, ...], float]:
-    """(float32 hex coefficients of Q, Q(f) ~ 2^f on [-1/2, 1/2] with Q(0) = 1 exactly; its
-    largest relative error measured in float32 Horner on 2^16 + 1 points of [-1/2, 1/2]), from
-    the linear program on 4,097 points (relative-error bands)."""
+def exp2_core(degree: int) -> tuple[str, ...]:
+    """Float32 hex coefficients of Q, Q(f) ~ 2^f on [-1/2, 1/2] with Q(0) = 1 exactly, from the
+    linear program on 4,097 points (relative-error bands): the fixed core of the exp2 templates.
+    Its own error needs no bound: ``value_bounds`` runs the kernel's core backwards."""
     f = np.linspace(-0.5, 0.5, 4097)
     y = np.exp2(f)
     fit = fit_piece(f, y * (1 - 1e-2), y * (1 + 1e-2), degree, fixed={0: 1.0})
-    cs = tuple(hex32(c) for c in fit.coefficients)
-    recipe = Recipe("exp2", "float32", "poly", "x", [list(cs)], use_fma=use_fma)
-    grid = np.linspace(-0.5, 0.5, 65537, dtype=np.float32)
-    q = kernel(recipe)(grid).astype(np.float64)
-    err = float(np.max(np.abs(q / np.exp2(grid.astype(np.float64)) - 1)))
-    return cs, err
+    return tuple(hex32(c) for c in fit.coefficients)
 
 
 # ------------------------------------------------------------------ tails
 
 
-def _tail_run(order: np.ndarray, ok: np.ndarray) -> int:
-    """How many of ``order`` (indices, from the extreme inward) pass before the first failure."""
-    bad = np.flatnonzero(~ok[order])
-    return int(bad[0]) if bad.size else int(order.size)
+def _tail(key: np.ndarray, ok: np.ndarray, live: np.ndarray) -> np.ndarray:
+    """The inputs whose ``key`` is above that of every input that fails: a tail running from
+    the key's infinity inward (empty where the extreme itself fails)."""
+    bad = live & ~ok
+    edge = key[bad].max() if bad.any() else -np.inf
+    return live & (key > edge)
 
 
 def detect_tails(p: Problem, variable: str) -> list[Tail]:
     """The longest saturation tails (see the module docstring); [] where none reaches an
     infinity (the template must then handle the ends itself)."""
-    t = p.targets
-    x = t.x
-    finite_or_inf = ~np.isnan(x)
-    idx = np.flatnonzero(finite_or_inf)
-    tails: list[Tail] = []
+    x = p.targets.x
+    live = ~np.isnan(x)
+    consts = ["inf", "-inf", hex32(0.0), hex32(-0.0), hex32(1.0), hex32(-1.0)]
     with np.errstate(all="ignore"):
         if variable == "abs":
-            cands = {("copysign", hex32(1.0)): np.copysign(np.float32(1), x),
-                     ("x", ""): x}
-            order = idx[np.argsort(-np.abs(x[idx]), kind="stable")]
-            best = max(cands.items(), key=lambda kv: _tail_run(order, t.accepts(kv[1])))
-            n = _tail_run(order, t.accepts(best[1]))
-            if n:
-                thr = float(np.min(np.abs(x[order[:n]])))
-                # both signs of every magnitude at or past thr must pass
-                within = finite_or_inf & (np.abs(x) >= thr)
-                ok = t.accepts(best[1])
-                while not ok[within].all():
-                    thr = float(np.min(np.abs(x[within & ~ok]))) * (1 + 2**-20)
-                    within = finite_or_inf & (np.abs(x) >= thr)
-                thr32 = float(np.min(np.abs(x[within]))) if within.any() else thr
-                value, const = best[0]
-                tails.append(Tail("abs_above", hex32(thr32), value, const or "0x0.0p+0"))
-            return tails
-        for side, sign in (("above", 1), ("below", -1)):
-            consts = ["inf", "-inf", hex32(0.0), hex32(-0.0), hex32(1.0), hex32(-1.0)]
-            cands = {("x", "0x0.0p+0"): x}
-            for c in consts:
-                cands[("const", c)] = np.full_like(x, _value(c))
-            order = idx[np.argsort(-sign * x[idx], kind="stable")]
-            runs = {k: _tail_run(order, t.accepts(v)) for k, v in cands.items()}
-            key = max(runs, key=lambda k: runs[k])
-            n = runs[key]
-            if n:
-                edge = x[order[:n]]
-                thr = float(np.min(edge)) if side == "above" else float(np.max(edge))
-                tails.append(Tail(side, hex32(thr), key[0], key[1]))
+            sides = [("abs_above", np.abs(x), min)]
+            values = {("copysign", hex32(1.0)): np.copysign(np.float32(1), x),
+                      ("x", "0x0.0p+0"): x}
+        else:
+            sides = [("above", x, min), ("below", -x, max)]
+            values = {("x", "0x0.0p+0"): x,
+                      **{("const", c): np.full_like(x, _value(c)) for c in consts}}
+        tails: list[Tail] = []
+        for side, key, edge in sides:
+            runs = {k: _tail(key, p.targets.accepts(v), live) for k, v in values.items()}
+            best = max(runs, key=lambda k: int(runs[k].sum()))
+            if runs[best].any():
+                thr = edge(x[runs[best]]) if side != "abs_above" else np.abs(x[runs[best]]).min()
+                tails.append(Tail(side, hex32(float(thr)), *best))
     return tails
 
 
@@ -215,9 +194,16 @@ def _tail_mask(x: np.ndarray, tails: list[Tail]) -> np.ndarray:
 # ------------------------------------------------------------------ poly-space bounds
 
 
-def _bounds(p: Problem, template: str, variable: str, rows: np.ndarray, scale: str,
-            core_err: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(u, lower, upper): the bounds on the polynomial's value for the LP rows."""
+_RANGE = {"one": (-126, 127), "offset64": (-190, 63), "two": (-252, 254)}
+"""The exponents n each way of building 2^n from bits can give (see Recipe.scale)."""
+
+
+def _bounds(p: Problem, template: str, variable: str, rows: np.ndarray, scale: str
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(u, lower, upper): the bounds on the polynomial's value for the LP rows — exact for
+    ``poly``, ``x_poly`` and ``log`` up to the last rounding; for the exp2 templates the log2 of
+    the interval within the scale's range, only a quick test of the range before
+    ``value_bounds`` finds the exact ones."""
     t = p.targets
     x = t.x[rows].astype(np.float64)
     lo, hi = t.lo_value[rows], t.hi_value[rows]
@@ -233,17 +219,13 @@ def _bounds(p: Problem, template: str, variable: str, rows: np.ndarray, scale: s
             lo, hi = np.where(x > 0, a, b), np.where(x > 0, b, a)
         if template in ("poly", "x_poly"):
             return u, lo, hi
-        slack = core_err / math.log(2) + 2.0**-21
-        lower = np.where(lo > 0, np.log2(np.where(lo > 0, lo, 1)) + slack, -np.inf)
+        lower = np.where(lo > 0, np.log2(np.where(lo > 0, lo, 1)), -np.inf)
         upper = np.where(hi > 0, np.where(np.isinf(hi), np.inf,
-                                          np.log2(np.where(hi > 0, hi, 1)) - slack), -np.inf)
-        n_lo, n_hi = {"one": (-126, 127), "offset64": (-190, 63), "two": (-252, 254)}[scale]
+                                          np.log2(np.where(hi > 0, hi, 1))), -np.inf)
+        n_lo, n_hi = _RANGE[scale]
         lower = np.maximum(lower, n_lo - 0.5)
         upper = np.minimum(upper, n_hi + 0.5 - 2.0**-10)
         return u, lower, upper
-
-
-_RANGE = {"one": (-126, 127), "offset64": (-190, 63), "two": (-252, 254)}
 
 
 def value_bounds(p: Problem, probe: Recipe, rows: np.ndarray
@@ -289,11 +271,6 @@ def value_bounds(p: Problem, probe: Recipe, rows: np.ndarray
             np.where(b < a, -np.inf, from_ordinal32(np.clip(b, t_min, t_max)).astype(np.float64)))
 
 
-def _in_range(lower: np.ndarray, upper: np.ndarray, scale: str) -> bool:
-    """Quick test before the bisection: can every row's t lie in the scale's range?"""
-    return not bool(np.any(lower > upper))
-
-
 def core_bounds(p: Problem, probe: Recipe, rows: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(f, lower, upper) for fitting the core Q itself: t = x / ln 2 in float32 as the kernel
@@ -327,7 +304,7 @@ def _recipe(p: Problem, c: Candidate, coeffs: list[list[float]], partition: dict
         core = [hex32(v) for v in coeffs[0]]
         coeffs = [[0.0, float.fromhex(LOG2E)]]
     elif c.template in ("exp2", "x_exp2"):
-        core = list(exp2_core(c.core_degree, profile.use_fma)[0])
+        core = list(exp2_core(c.core_degree))
     if c.clamp and c.template in ("exp2", "x_exp2"):
         # the clamp's ends give 0 and inf through the scale: no tails
         n_lo, n_hi = _RANGE[c.scale]
@@ -383,12 +360,12 @@ def try_candidate(p: Problem, c: Candidate, tails: list[Tail], profile: Profile
         u_rows = clamp_variable(probe, np.abs(x[rows]) if c.variable == "abs" else x[rows])
     partition = _partition(p, c, u_rows)
     probe = _recipe(p, c, [[0.0] * (c.degree + 1)] * c.pieces, partition, tails, profile)
-    u_all, lo_all, hi_all = _bounds(p, c.template, c.variable, rows, c.scale, 0.0)
+    u_all, lo_all, hi_all = _bounds(p, c.template, c.variable, rows, c.scale)
     u_all = u_all if c.template == "log" else u_rows.astype(np.float64)
     if c.fit_core:
         u_all, lo_all, hi_all = core_bounds(p, probe, rows)
     elif c.template != "log":
-        if not _in_range(lo_all, hi_all, c.scale):
+        if np.any(lo_all > hi_all):  # a row past the scale's range: no need to bisect
             return None
         key = (c.template, c.variable, c.core_degree, c.scale, c.clamp, c.clamp_u, c.tiny,
                profile.use_fma)
@@ -581,12 +558,11 @@ def synthesize(function: str, fmt: Format | str, profile: Profile, max_ulp: int 
     p = prob or problem(function, fmt, rounding, max_ulp, max_error)
     p.target["exceptions"] = exceptions
     limit = profile.max_table if table_entries is None else table_entries
-    tails_of: dict[str, list[Tail]] = {}
+    tails_of: dict[str, list[Tail]] = {"log": []}  # the log template selects its own specials
     costed = []
     for base in candidates(p, profile):
         if base.variable not in tails_of:
             tails_of[base.variable] = detect_tails(p, base.variable)
-        tails_of["log"] = []  # the log template selects its own specials
         for c in variants(base, tails_of[_tkey(base)], p.fmt.emin):
             probe = _recipe(p, c, [[1.0] * (c.degree + 1)] * c.pieces,
                             _probe_partition(c), tails_of[_tkey(c)], profile)
