@@ -6,6 +6,7 @@ the tests pin; where torch's figures differ with the CPU's SIMD level the test r
 """
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from ulplab.formats import EXHAUSTIVE_FORMATS, get_format
 from ulplab.functions import FUNCTIONS
 from ulplab.peers import report_card
 
+ROOT = Path(__file__).resolve().parent.parent
 FUNCS = [f.name for f in FUNCTIONS.values() if f.peers.torch and f.peers.jax]  # from the modules
 
 
@@ -132,6 +134,9 @@ def test_narrow_formats_get_a_report_card_or_a_reason(fmt):
     (["peers", "exp", "--time-limit", "soon"], "not a number of seconds"),
     (["peers", "exp", "--format", "float32"], "cannot be swept exhaustively"),
     (["peers", "--all-functions", "--exhaustive", "--format", "float32"], "one function"),
+    (["peers", "--all-functions", "--records", "benchmarks/results/float32/det-float32"],
+     "give --format float32"),
+    (["peers", "exp", "--format", "float32", "--records", "x.json"], "goes with --all-functions"),
 ])
 def test_card_bad_input(capsys, argv, needle):
     one_line_error(capsys, argv, needle)
@@ -170,9 +175,94 @@ def test_float32_card_is_sampled_with_the_hard_cases_and_says_so():
     data = full_card("float32", ["exp"], ["numpy", "det"], time_limit=240)
     (card,) = data["cards"]
     rows = {r["backend"]: r for r in card["backends"]}
-    assert {r["coverage"] for r in rows.values()} == {"sampled"}
+    assert {r["coverage"] for r in rows.values()} == {f"sampled ({bits.size:,} inputs)"}
     assert rows["det"]["max_ulp"] == 0 and rows["det"]["inputs"] == bits.size
-    assert data["coverage"] == what
+    assert card["coverage"] == what
+    assert "exhaustive (2^32)" in data["coverage"] and "sampled (N inputs)" in data["coverage"]
+
+
+DET_EXP = ROOT / "benchmarks" / "results" / "float32" / "det-float32" / "exp.json"
+NUMPY_EXP = ROOT / "benchmarks" / "results" / "float32" / "exp.json"
+
+
+def _forged(tmp_path, source, name, **changes):
+    """A copy of an exhaustive record with its first method's figures changed."""
+    data = json.loads(source.read_text())
+    data["methods"] = [{**data["methods"][0], **changes}]
+    path = tmp_path / name
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_float32_card_rows_say_exhaustive_only_where_a_record_agrees(tmp_path):
+    """det's exp record (all 2^32 inputs, 0 ULP: det gives the same bits on every build) makes
+    det's row exhaustive, with the record's figures and file; a NumPy record that claims 99 ULP
+    (no NumPy build is that far off: its worst inputs are in the sample) is refused, and that row,
+    like libm's (no record), stays sampled and says how many inputs it covers."""
+    from ulplab.peers.card import EXHAUSTIVE, float32_sample, full_card
+
+    forged = _forged(tmp_path, NUMPY_EXP, "numpy-exp.json", max_ulp=99)
+    data = full_card("float32", ["exp"], ["numpy", "libm", "det"], time_limit=240,
+                     records=[str(DET_EXP), str(forged)])
+    rows = {r["backend"]: r for r in data["cards"][0]["backends"]}
+    det = rows["det"]
+    assert det["coverage"] == EXHAUSTIVE == "exhaustive (2^32)"
+    assert det["inputs"] == 1 << 32 and det["max_ulp"] == 0 and det["exact_fraction"] == 1.0
+    assert det["record"] == str(DET_EXP) and det["record_method"] == "det-float32"
+    assert det["sampled"]["max_ulp"] == 0 and det["sampled"]["inputs"] < 1 << 20
+    n = det["sampled"]["inputs"]
+    record = json.loads(NUMPY_EXP.read_text())["methods"][0]
+    extra = [int(w["hex"], 16) for w in record["worst"] + record["mismatch_examples"]]
+    assert n == float32_sample("exp", extra=extra)[0].size  # the record's worst inputs swept
+    for name in ("numpy", "libm"):
+        assert rows[name]["coverage"] == f"sampled ({n:,} inputs)"
+        assert rows[name]["inputs"] == n and "record" not in rows[name]
+    rejected = rows["numpy"]["record_rejected"]
+    assert rejected["record"] == str(forged) and "the record: max 99 ULP" in rejected["reason"]
+    assert "record_rejected" not in rows["libm"]
+    assert data["records"] == [str(DET_EXP), str(forged)]
+
+
+def test_float32_record_backend_aliases():
+    """A record of NAME-f32 speaks for NAME too in float32 (the same call); det once was
+    det-float32; other methods (a user's callable) are no card row."""
+    from ulplab.peers.card import _record_rows
+
+    assert _record_rows("peer:torch-f32") == ("torch-f32", "torch")
+    assert _record_rows("peer:numpy") == ("numpy",)
+    assert _record_rows("det-float32") == _record_rows("det") == ("det",)
+    assert _record_rows("callable:mod:fn") == ()
+
+
+@pytest.mark.parametrize(("change", "needle"), [
+    ({"input_count": 1 << 31}, "not a sweep of all 2\\^32 float32 inputs"),
+    ({"format": "bfloat16"}, "not a sweep of all 2\\^32 float32 inputs"),
+    ({"rounding": "toward-zero"}, "not a sweep of all 2\\^32 float32 inputs"),
+    (None, "not readable JSON"),
+])
+def test_float32_records_that_are_not_full_sweeps_are_refused(tmp_path, change, needle):
+    from ulplab.errors import UsageError
+    from ulplab.peers.card import exhaustive_records
+
+    path = tmp_path / "r.json"
+    path.write_text("{" if change is None else json.dumps({**json.loads(DET_EXP.read_text()),
+                                                            **change}))
+    with pytest.raises(UsageError, match=needle):
+        exhaustive_records([path])
+    assert exhaustive_records([DET_EXP])[("exp", "det")]["figures"]["max_ulp"] == 0
+
+
+def test_float32_records_missing_empty_or_twice_are_refused(tmp_path):
+    from ulplab.errors import UsageError
+    from ulplab.peers.card import exhaustive_records
+
+    with pytest.raises(UsageError, match="no such file or folder"):
+        exhaustive_records([tmp_path / "absent.json"])
+    with pytest.raises(UsageError, match="no JSON file there"):
+        exhaustive_records([tmp_path])
+    copy = _forged(tmp_path, DET_EXP, "copy.json")
+    with pytest.raises(UsageError, match="det exp is in both"):
+        exhaustive_records([DET_EXP, copy])
 
 
 def test_sixteen_bit_card_rows_say_exhaustive(monkeypatch):

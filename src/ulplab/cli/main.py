@@ -455,10 +455,12 @@ def _card_rows(card: dict) -> list[list[str]]:
     the status (skipped/failed) and its reason."""
     from ulplab.report import percent
 
+    sampled = card["format"] == "float32"  # a column saying what each row covers
     rows = [[r["backend"], r["computes_in"], str(r["max_ulp"]), f"{r['mean_ulp']:.4g}",
-             percent(r["exact_fraction"])] for r in card["backends"]]
-    rows += [[s["backend"], s.get("status", "skipped"), "-", "-", s["reason"][:60]]
-             for s in card["skipped"]]
+             percent(r["exact_fraction"]), *([r["coverage"]] if sampled else [])]
+            for r in card["backends"]]
+    rows += [[s["backend"], s.get("status", "skipped"), "-", "-", s["reason"][:60],
+              *(["-"] if sampled else [])] for s in card["skipped"]]
     return rows
 
 
@@ -471,17 +473,22 @@ def _all_functions_card(args: argparse.Namespace, names: list[str] | None) -> in
     for option in ("callable", "method", "via"):
         if getattr(args, option):
             raise UsageError(f"--{option} is not for --all-functions (one function's card)")
-    fmt = get_format(args.format)  # float32: the sampled card (hard cases and random inputs)
+    fmt = get_format(args.format)  # float32: sampled, and the --records sweeps merged
+    if args.records and fmt.name != "float32":
+        raise UsageError("--records merges exhaustive float32 sweeps: give --format float32 "
+                         f"(every {fmt.name} input is swept already)")
     if args.json:
         check_writable(args.json)
     data = full_card(fmt.name, CARD_FUNCTIONS, names, worst=args.worst,
                      time_limit=args.time_limit,
                      command=" ".join(["ulplab", args.command, *args.argv]),
-                     progress=not args.quiet)
+                     progress=not args.quiet, records=args.records or ())
     con = _out()
+    columns = ["backend", "computes in", "max ULP", "mean ULP", "exact"]
     for card in data["cards"]:
-        con.print(simple_table(f"{card['function']} in {fmt.name}: every input",
-                               ["backend", "computes in", "max ULP", "mean ULP", "exact"],
+        title = f"{card['function']} in {fmt.name}: " + (
+            "every input" if fmt.exhaustive else "the inputs each row names")
+        con.print(simple_table(title, columns + ([] if fmt.exhaustive else ["inputs"]),
                                _card_rows(card)))
     con.print(f"{len(data['cards'])} functions in {data['seconds']:.0f} s")
     if args.json:
@@ -517,6 +524,8 @@ def cmd_peers(args: argparse.Namespace) -> int:
         for b in names:
             if b not in BACKENDS:
                 raise UsageError(f"unknown backend {b!r}; valid: {', '.join(BACKENDS)}")
+    if args.records and not args.all_functions:
+        raise UsageError("--records goes with --all-functions --format float32 (the card)")
     if args.all_functions:
         return _all_functions_card(args, names)
     if args.func is None:
@@ -786,7 +795,13 @@ def build_parser() -> argparse.ArgumentParser:
     pe.add_argument("--all-functions", action="store_true",
                     help="the whole card: gelu, gelu_tanh, silu, sigmoid, tanh, exp, log, erf, "
                     "softplus, sin, cos, forward and backward, every backend; every input of a "
-                    "16-bit or narrower format, float32 sampled (hard cases and random inputs)")
+                    "16-bit or narrower format, float32 sampled (hard cases and random inputs) "
+                    "or, with --records, exhaustive where a sweep of all 2^32 inputs exists")
+    pe.add_argument("--records", action="append", metavar="PATH",
+                    help="float32 --all-functions: exhaustive sweeps to merge (JSON of ulplab "
+                    "peers/analyze FUNC --format float32 --exhaustive, or a folder of them; "
+                    "repeatable): a forward row with a record shows its figures over all 2^32 "
+                    "inputs where the sample agrees with it, every other row stays sampled")
     pe.add_argument("--time-limit", type=_positive_seconds, default=300.0, metavar="S",
                     help="each backend runs in a child process; a call taking longer than S "
                     "seconds is killed and its row says so (default 300)")
