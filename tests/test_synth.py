@@ -311,3 +311,106 @@ def test_declared_parameters_rebuild_the_same_kernel():
             x = to_values(all_patterns(fmt), fmt).astype(np.float32)
         a, b = m.impl(x), m.rebuild().impl(x)
         assert np.array_equal(a.view(np.uint32), b.view(np.uint32))
+
+
+
+LOG_TABLE = [r for r in SHIPPED if r.template == "log_table"]
+
+
+def test_log_exponent_table_rule_and_specials():
+    """E[k] = (k - 127) ln2 rounded once to float32 (exact product in float64), and the
+    specials that make the log_table template need no compare: ±0 -> -inf, +inf -> +inf,
+    every other negative input -> NaN."""
+    import math
+
+    from ulplab.methods.synthesized import hex32, log_exponent_table
+
+    ln2 = hex32(math.log(2))
+    e = log_exponent_table(ln2).view(np.float32)
+    assert e.size == 512
+    c = float.fromhex(ln2)
+    for k in (1, 126, 127, 128, 200, 254):
+        assert e[k] == np.float32((k - 127) * c)
+    assert e[0] == -np.inf and e[256] == -np.inf and e[255] == np.inf
+    assert np.isnan(e[257:]).all() and np.isfinite(e[1:255]).all()
+
+
+def test_log_table_recipes_are_shipped():
+    assert {r.format for r in LOG_TABLE} >= {"bfloat16", "float16", "float8_e4m3fn",
+                                             "float8_e5m2"}
+
+
+@pytest.mark.parametrize("recipe", LOG_TABLE, ids=lambda r: f"{r.function}-{method_name(r)}")
+def test_log_table_specials_without_compares(recipe):
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 0.0, -1.0, 1.0], dtype=np.float32)
+    x[5] = np.uint32(0xFFC00001).view(np.float32)  # a negative NaN with a payload
+    with np.errstate(all="ignore"):
+        got = kernel(recipe)(x)
+    assert got[0] == -np.inf and got[1] == -np.inf and got[2] == np.inf
+    assert np.isnan(got[3:7]).all()
+    # log 1 = +0 in the format (the float32 value may be a tiny positive number below the
+    # format's smallest subnormal: the kernel is claimed for its format)
+    assert round_to_format(got[7:], get_format(recipe.format), "nearest-even")[0] == 0
+
+
+@pytest.mark.parametrize("recipe", LOG_TABLE, ids=lambda r: f"{r.function}-{method_name(r)}")
+def test_log_table_exports_are_the_kernel(recipe, tmp_path):
+    """The exponent table holds -inf, +inf and NaN (exported as float32 bits): the C and NumPy
+    sources give the kernel's bits on every input of the format."""
+    test_exported_c_is_the_kernel(recipe, tmp_path)
+    test_exported_numpy_source_is_the_kernel(recipe)
+
+
+TRITON_CASES = [r for r in SHIPPED if (r.format == "float16" and r.function in ("log", "gelu"))
+                or ((r.function, r.format) == ("exp", "bfloat16") and r.profile == "fma")]
+
+
+@pytest.mark.parametrize("recipe", TRITON_CASES, ids=lambda r: f"{r.function}-{method_name(r)}")
+def test_triton_export_in_the_interpreter_is_the_kernel(recipe, tmp_path, monkeypatch):
+    """The Triton source (tables packed as int32 words, exception selects, the exp2 scale) run
+    by Triton's interpreter on the CPU gives the kernel's bits on every input of the format."""
+    pytest.importorskip("triton", reason="triton is not installed (pip install 'ulplab[gpu]')")
+    torch = pytest.importorskip("torch")
+    import importlib.util
+
+    from ulplab.formats.encoding import all_patterns, to_values
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    path = tmp_path / f"synth_{c_identifier(recipe)}.py"
+    path.write_text(source(recipe, "triton"))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fmt = get_format(recipe.format)
+    with np.errstate(all="ignore"):
+        x = np.ascontiguousarray(to_values(all_patterns(fmt), fmt).astype(np.float32))
+        want = kernel(recipe)(x)
+        got = module.kernel(torch.from_numpy(x)).numpy()
+    same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+    assert same.all(), x[~same][:5]
+
+
+OWN_TARGETS = {("exp", "bfloat16"): 18, ("tanh", "bfloat16"): 13, ("sigmoid", "bfloat16"): 23,
+               ("gelu", "bfloat16"): 24}
+"""#19's operation targets for these bfloat16 kernels (correctly rounded, fma profile)."""
+MISSES_10X = {("exp", "float16"): 9.0}
+"""The one fma-profile, correctly rounded recipe measured less than 10x cheaper than det
+(#19's target for every other function and format): float16 exp, 16 operations against det's
+144."""
+
+
+def test_correctly_rounded_recipes_meet_the_operation_targets():
+    """#19: bfloat16 exp <= 18, tanh <= 13, sigmoid <= 23, GELU <= 24 operations, and every
+    other function and format with a 0-ULP kernel at least 10x cheaper than ``det`` (fma
+    profile, operations as ``Method.ops`` counts them); the known miss at its figure."""
+    for r in SHIPPED:
+        if r.profile != "fma" or r.target.get("max_ulp") or r.rounding != "nearest-even":
+            continue
+        if (r.function, r.format) in OWN_TARGETS:
+            assert total(get_method(r.function, method_name(r)).ops) <= OWN_TARGETS[
+                (r.function, r.format)]
+            continue
+        ratio = total(get_method(r.function, "det").ops) / total(
+            get_method(r.function, method_name(r)).ops)
+        floor = MISSES_10X.get((r.function, r.format), 10.0)
+        assert ratio >= floor, (r.function, r.format, round(ratio, 2))

@@ -22,7 +22,16 @@ Templates (``u`` is ``x`` or ``|x|``, ``P`` the piece's polynomial in ``u``):
   an input in a saturation tail computes garbage bits there that the tail's select replaces,
   and nothing is undefined in the exported C;
 * ``log``: ``x = m 2^e`` with ``m`` in [1, 2) from the bits (subnormal inputs scaled by 2^23
-  first), ``e * ln2 + P(m)`` with one FMA, pieces chosen by the leading bits of ``m``.
+  first), ``e * ln2 + P(m)`` with one FMA, pieces chosen by the leading bits of ``m``;
+* ``log_table``: ``min(E[bits >> 23] + P(r), x)``: the top nine bits of the input (sign and
+  biased exponent) read ``E`` (``log_exponent_table``: ``e ln2`` rounded to float32, and the
+  specials: -inf for ±0, +inf for +inf, NaN for every negative input), the mantissa's leading
+  bits choose P's piece, P's variable ``r`` is the mantissa field as an integer
+  (``(m - 1) 2^23``, converted exactly), and the minimum with ``x`` itself turns a NaN input
+  into NaN (log x < x for every x > 0, and min(inf, inf) = inf). ``scale``: ``one``, or
+  ``tiny23`` where the format has inputs below 2^-126 (bfloat16): those are scaled by 2^23
+  first and ``E`` corrected by -23 ln2 (a compare, a multiplication, two selects and an
+  addition).
 
 Pieces: ``uniform`` over ``[a, b]``: ``i = min(uint(max(fma(u, s, o), 0)), K - 1)`` — the
 conversion's answer for NaN or out of range is clamped too, so a table read never leaves the
@@ -47,8 +56,11 @@ from ulplab.kit.ops import f32hex, lookup
 
 ArrayFn = Callable[[np.ndarray], np.ndarray]
 
-TEMPLATES = ("poly", "x_poly", "exp2", "x_exp2", "log")
+TEMPLATES = ("poly", "x_poly", "exp2", "x_exp2", "log", "log_table")
 SCALES = ("one", "offset64", "two")
+LOG_SCALES = ("one", "tiny23")
+LOG_EXPONENT_ENTRIES = 512
+"""Words of the ``log_table`` template's exponent table (indexed by the top nine bits)."""
 TAIL_VALUES = ("x", "const", "copysign")
 
 RECIPE_DIR = Path(__file__).with_name("recipes")
@@ -114,8 +126,10 @@ class Recipe:
 
     @property
     def table_entries(self) -> int:
-        """Float32 words read from tables per input (0 for a single piece)."""
-        return self.pieces * (self.degree + 1) if self.pieces > 1 else 0
+        """Float32 words of the kernel's tables (0 for a single piece of a template without
+        one)."""
+        fixed = LOG_EXPONENT_ENTRIES if self.template == "log_table" else 0
+        return fixed + (self.pieces * (self.degree + 1) if self.pieces > 1 else 0)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -142,13 +156,16 @@ def check(recipe: Recipe) -> None:
     kind = r.partition.get("kind")
     if (r.pieces > 1) != (kind in ("uniform", "mantissa")):
         raise ValueError(f"recipe partition {kind!r} does not fit {r.pieces} pieces")
-    if kind == "mantissa" and (r.template != "log" or r.pieces & (r.pieces - 1)):
-        raise ValueError("a mantissa partition is for the log template, 2^k pieces")
+    if kind == "mantissa" and (r.template not in ("log", "log_table")
+                               or r.pieces & (r.pieces - 1)):
+        raise ValueError("a mantissa partition is for the log templates, 2^k pieces")
     if r.template in ("exp2", "x_exp2") and (not r.core or r.scale not in SCALES):
         raise ValueError("an exp2 recipe needs a core polynomial and a scale in "
                          f"{SCALES}")
-    if r.template == "log" and not r.ln2:
+    if r.template in ("log", "log_table") and not r.ln2:
         raise ValueError("a log recipe needs ln2")
+    if r.template == "log_table" and r.scale not in LOG_SCALES:
+        raise ValueError(f"a log_table recipe needs a scale in {LOG_SCALES}")
     for t in r.tails:
         if t.side not in ("above", "below", "abs_above", "equal") or t.value not in TAIL_VALUES:
             raise ValueError(f"recipe tail {t}: bad side or value")
@@ -201,7 +218,7 @@ def piece_index(recipe: Recipe, x: np.ndarray) -> np.ndarray:
     if recipe.pieces == 1:
         return np.zeros(x.shape, dtype=np.uint32)
     with np.errstate(all="ignore"):
-        if recipe.template == "log":
+        if recipe.template in ("log", "log_table"):
             tiny = x < np.float32(2.0**-126)
             bits = np.where(tiny, x * np.float32(2.0**23), x).view(np.uint32)
             b = recipe.pieces.bit_length() - 1
@@ -265,6 +282,50 @@ def _log(r: Recipe, x: np.ndarray) -> np.ndarray:
     return np.where(x > zero, v, np.where(x == zero, ninf, nan))
 
 
+def log_exponent_table(ln2: str) -> np.ndarray:
+    """The ``log_table`` template's ``E`` as float32 bits (uint32), indexed by the top nine bits
+    of a float32 (sign, biased exponent): ``E[k] = e * ln2`` rounded once to float32 for
+    ``k = e + 127`` in 1..254 (``e * ln2`` is exact in float64: ``ln2`` is the recipe's float32
+    constant, ``e`` has 8 bits), -inf for k = 0 and 256 (±0), +inf for 255 (+inf; a positive NaN
+    becomes NaN through the template's minimum with x), NaN for 257..511 (negative inputs)."""
+    c = float(f32hex(ln2))
+    e = np.arange(256, dtype=np.float64) - 127
+    pos = (e * c).astype(np.float32)
+    pos[0], pos[255] = -np.inf, np.inf
+    neg = np.full(256, np.nan, dtype=np.float32)
+    neg[0] = -np.inf
+    return np.concatenate([pos, neg]).view(np.uint32)
+
+
+def _log_prelude(r: Recipe, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(bits, E) of the ``log_table`` template: the input's bits (after the ``tiny23`` scaling)
+    and its exponent-table value (corrected for the scaling)."""
+    xs, tiny = x, None
+    if r.scale == "tiny23":
+        tiny = x < _const(x, "0x1p-126")
+        xs = np.where(tiny, x * _const(x, "0x1p+23"), x)
+    bits = xs.view(np.uint32)
+    table = log_exponent_table(r.ln2)
+    e = lookup(table, bits >> _u32(bits, 23)).view(np.float32)
+    if tiny is not None:
+        c23 = hex32(-23.0 * float(f32hex(r.ln2)))
+        e = np.where(tiny, e + _const(x, c23), e)
+    return bits, e
+
+
+def _log_table(r: Recipe, x: np.ndarray) -> np.ndarray:
+    bits, e = _log_prelude(r, x)
+    index = None
+    if r.pieces > 1:
+        b = r.pieces.bit_length() - 1
+        index = (bits >> _u32(bits, 23 - b)) & _u32(bits, r.pieces - 1)
+    # the mantissa field as an integer, converted exactly: (m - 1) 2^23, so a piece near m = 1
+    # (log x near 0) is evaluated without cancellation; degree 0 reads no variable
+    m = (bits & _u32(bits, 0x7FFFFF)).view(np.int32).astype(np.float32) if r.degree else x
+    p = _horner(m, _coefficient_arrays(r, m, index), r.use_fma)
+    return np.minimum(e + p, x)
+
+
 def kernel(recipe: Recipe) -> ArrayFn:
     """The float32 -> float32 array kernel the recipe defines (see the module docstring)."""
     check(recipe)
@@ -275,6 +336,8 @@ def kernel(recipe: Recipe) -> ArrayFn:
         with np.errstate(all="ignore"):
             if r.template == "log":
                 v = _log(r, x)
+            elif r.template == "log_table":
+                v = _log_table(r, x)
             else:
                 u = clamp_variable(r, np.abs(x) if r.variable == "abs" else x)
                 index = _uniform_index(r, u) if r.pieces > 1 else None
@@ -292,6 +355,8 @@ def from_poly(recipe: Recipe, p: np.ndarray, x: np.ndarray) -> np.ndarray:
     """The template's value from the polynomial's value ``p`` at input ``x`` (everything after
     the polynomial but the tails; ``synth`` inverts it to find each input's interval for p)."""
     r = recipe
+    if r.template == "log_table":
+        return np.minimum(_log_prelude(r, x)[1] + p, x)
     if r.template == "poly":
         v = p
     elif r.template == "x_poly":

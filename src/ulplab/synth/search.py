@@ -28,6 +28,7 @@ from ulplab.formats import Format, get_format
 from ulplab.formats.encoding import to_values
 from ulplab.functions import FUNCTIONS
 from ulplab.methods.synthesized import (
+    LOG_EXPONENT_ENTRIES,
     Recipe,
     Tail,
     clamp_variable,
@@ -51,6 +52,8 @@ ROUNDS = 6
 """Counterexample rounds per candidate before it is rejected."""
 EXCEPTIONS = 4
 """Most inputs a kernel may settle by exception selects (the search's second pass)."""
+MARGIN_TOLERANCE = 1e-9
+"""A margin this close to zero (the solver's tolerance) is taken as zero, not as infeasible."""
 
 STRUCTURES: dict[str, list[tuple[str, str]]] = {
     "gelu": [("x_exp2", "x"), ("x_poly", "x")],
@@ -63,11 +66,12 @@ STRUCTURES: dict[str, list[tuple[str, str]]] = {
     "tanh": [("x_poly", "abs")],
     "erf": [("x_poly", "abs")],
     "sin": [("x_poly", "x")],
-    "log": [("log", "x")],
+    "log": [("log_table", "x"), ("log", "x")],
 }
 """Each function's structures (template, variable), most promising first: x Phi(x) and x
 sigma(x) as x 2^P (the negative tail decays like exp), odd functions as x P(|x|), exp-like ones
-in log space, log by exponent and mantissa. Other functions try a plain polynomial, x P(x) and
+in log space, log by exponent and mantissa (an exponent table with the specials in it, or
+e ln2 + P(m)). Other functions try a plain polynomial, x P(x) and
 2^P(x)."""
 
 DEFAULT_STRUCTURES = [("poly", "x"), ("x_poly", "x"), ("exp2", "x")]
@@ -103,6 +107,7 @@ class Candidate:
     """(below, above): that side's tail replaced by clamping the variable at its threshold."""
     tiny: str = ""
     """The ``Recipe.tiny`` nudge (hex), or "" for none."""
+
     exceptions: int = 0
     """How many inputs the candidate may hand to exception selects (x == X: the right result)
     when a piece's program is infeasible only for them: float32 evaluation noise can put the
@@ -208,9 +213,11 @@ def _bounds(p: Problem, template: str, variable: str, rows: np.ndarray, scale: s
     x = t.x[rows].astype(np.float64)
     lo, hi = t.lo_value[rows], t.hi_value[rows]
     with np.errstate(all="ignore"):
-        if template == "log":
+        if template in ("log", "log_table"):
             m, e = np.frexp(x)
             u, e = 2 * m, (e - 1).astype(np.float64)
+            if template == "log_table":  # the mantissa field as an integer: (m - 1) 2^23
+                u = (u - 1) * 2.0**23
             c = float(np.float32(math.log(2)))
             return u, lo - e * c, hi - e * c
         u = np.abs(x) if variable == "abs" else x
@@ -324,14 +331,15 @@ def _recipe(p: Problem, c: Candidate, coeffs: list[list[float]], partition: dict
                   [[hex32(v) for v in piece] for piece in coeffs], partition=partition,
                   u_clamp=u_clamp, tiny=c.tiny,
                   use_fma=profile.use_fma, core=core, clamp=clamp, scale=c.scale, tails=tails,
-                  ln2=hex32(math.log(2)) if c.template == "log" else "", rounding=p.mode,
+                  ln2=hex32(math.log(2)) if c.template in ("log", "log_table") else "",
+                  rounding=p.mode,
                   target=dict(p.target), profile=profile.name)
 
 
 def _partition(p: Problem, c: Candidate, u_rows: np.ndarray) -> dict[str, Any]:
     if c.pieces == 1:
         return {"kind": "none"}
-    if c.template == "log":
+    if c.template in ("log", "log_table"):
         return {"kind": "mantissa", "pieces": c.pieces}
     u = u_rows.astype(np.float64)
     a = 0.0 if c.variable == "abs" else float(u.min())
@@ -351,7 +359,7 @@ def try_candidate(p: Problem, c: Candidate, tails: list[Tail], profile: Profile
     region = ~np.isnan(x) & ~_tail_mask(x, kept) & ~t.nan & ~np.isinf(x)
     if c.template in ("x_poly", "x_exp2"):
         region &= x != 0
-    if c.template == "log":
+    if c.template in ("log", "log_table"):
         region &= np.isfinite(x) & (x > 0)
     rows = np.flatnonzero(region)
     probe = _recipe(p, c, [[0.0] * (c.degree + 1)] * c.pieces, {"kind": "none"}, tails,
@@ -361,7 +369,7 @@ def try_candidate(p: Problem, c: Candidate, tails: list[Tail], profile: Profile
     partition = _partition(p, c, u_rows)
     probe = _recipe(p, c, [[0.0] * (c.degree + 1)] * c.pieces, partition, tails, profile)
     u_all, lo_all, hi_all = _bounds(p, c.template, c.variable, rows, c.scale)
-    u_all = u_all if c.template == "log" else u_rows.astype(np.float64)
+    u_all = u_all if c.template in ("log", "log_table") else u_rows.astype(np.float64)
     if c.fit_core:
         u_all, lo_all, hi_all = core_bounds(p, probe, rows)
     elif c.template != "log":
@@ -389,7 +397,9 @@ def try_candidate(p: Problem, c: Candidate, tails: list[Tail], profile: Profile
                 if not sel.any():
                     break
                 fit = fit_piece(u_all[sel], lo_all[sel], hi_all[sel], c.degree, shrink[sel])
-                if fit.margin > 0:
+                # a zero margin (a row whose interval is one float32 value) may still hold:
+                # the exhaustive run below decides
+                if fit.margin >= -MARGIN_TOLERANCE:
                     coeffs[k] = [float(v) for v in fit.coefficients]
                     break
                 if len(exc_tails) >= c.exceptions or not np.isfinite(fit.margin):
@@ -468,8 +478,26 @@ def variants(c: Candidate, tails: list[Tail], emin: int) -> Iterator[Candidate]:
                 yield replace(c, clamp_u=(b, a), tiny=tiny)
 
 
+def _fixed_table(c: Candidate) -> int:
+    """Table words a candidate reads whatever its pieces (the log_table template's E)."""
+    return LOG_EXPONENT_ENTRIES if c.template == "log_table" else 0
+
+
+def _log_scale(p: Problem) -> str:
+    """``tiny23`` where the format has positive inputs below 2^-126 (float32 subnormals), else
+    ``one``."""
+    x = p.targets.x
+    with np.errstate(invalid="ignore"):
+        return "tiny23" if np.any((x > 0) & (x < np.float32(2.0**-126))) else "one"
+
+
 def candidates(p: Problem, profile: Profile, max_degree: int = 4) -> Iterator[Candidate]:
     for template, variable in STRUCTURES.get(p.function, DEFAULT_STRUCTURES):
+        if template == "log_table":
+            for d in range(max_degree + 1):
+                for k in (1, 2):
+                    yield Candidate(p.function, template, variable, d, k, 0, _log_scale(p))
+            continue
         exp2 = template in ("exp2", "x_exp2")
         if template == "exp2" and variable == "x":
             for d in range(2, 7):
@@ -584,6 +612,8 @@ def synthesize(function: str, fmt: Format | str, profile: Profile, max_ulp: int 
             if shape in seen:
                 continue
             seen.add(shape)
+            if _fixed_table(c) > limit:
+                continue
             ks = [1] if c.pieces == 1 else _piece_counts(c, limit)
             if not ks:
                 continue
@@ -620,14 +650,14 @@ def synthesize(function: str, fmt: Format | str, profile: Profile, max_ulp: int 
 
 
 def _tkey(c: Candidate) -> str:
-    """Which detected tails a candidate uses: its variable's, none for the log template."""
-    return "log" if c.template == "log" else c.variable
+    """Which detected tails a candidate uses: its variable's, none for the log templates."""
+    return "log" if c.template in ("log", "log_table") else c.variable
 
 
 def _probe_partition(c: Candidate) -> dict[str, Any]:
     if c.pieces == 1:
         return {"kind": "none"}
-    if c.template == "log":
+    if c.template in ("log", "log_table"):
         return {"kind": "mantissa", "pieces": c.pieces}
     return {"kind": "uniform", "scale": hex32(1.0), "offset": hex32(0.5 if c.variable == "x"
                                                                      else 0.0),
@@ -636,6 +666,7 @@ def _probe_partition(c: Candidate) -> dict[str, Any]:
 
 def _piece_counts(c: Candidate, limit: int) -> list[int]:
     out, k = [], 2
+    limit -= _fixed_table(c)
     while k * (c.degree + 1) <= limit:
         out.append(k)
         k *= 2
@@ -645,7 +676,7 @@ def _piece_counts(c: Candidate, limit: int) -> list[int]:
 def _refine(p: Problem, c: Candidate, recipe: Recipe, tails: list[Tail], profile: Profile
             ) -> Recipe:
     """Fewer pieces where a non-power of two between K/2 and K also passes (bisection)."""
-    if c.pieces <= 2 or c.template == "log":
+    if c.pieces <= 2 or c.template in ("log", "log_table"):
         return recipe
     lo, hi, best = c.pieces // 2 + 1, c.pieces - 1, recipe
     while lo <= hi:
