@@ -223,6 +223,38 @@ def test_float32_card_rows_say_exhaustive_only_where_a_record_agrees(tmp_path):
     assert data["records"] == [str(DET_EXP), str(forged)]
 
 
+def _row(backend, max_ulp, nan=0, inf=0):
+    from ulplab.peers.card import RECORD_STATS
+
+    row = dict.fromkeys(RECORD_STATS, 0)
+    row.update(backend=backend, inputs=1000, max_ulp=max_ulp, nan_mismatches=nan,
+               inf_mismatches=inf, mean_ulp=0.5, exact_fraction=0.5)
+    return row
+
+
+@pytest.mark.parametrize(("backend", "record_cpu", "coverage"), [
+    ("numpy", "CPU A", "exhaustive (2^32)"),
+    ("numpy", "CPU B", "exhaustive (2^32), another machine"),
+    ("numpy", None, "exhaustive (2^32), another machine"),
+    ("det", None, "exhaustive (2^32)"),  # det's bits are the same on every build
+])
+def test_a_record_from_another_machine_says_so(backend, record_cpu, coverage):
+    from ulplab.peers.card import _merge_record
+
+    figures = {**_row(backend, 3, nan=1), "inputs": 1 << 32, "mean_ulp": 0.06}
+    rec = {"record": "r.json", "method": f"peer:{backend}", "figures": figures,
+           "machine": None if record_cpu is None else {"cpu": record_cpu}, "command": "c",
+           "commit": "x"}
+    row = _row(backend, 3)
+    _merge_record(row, rec, "CPU A")
+    assert row["coverage"] == coverage and row["inputs"] == 1 << 32 and row["mean_ulp"] == 0.06
+    assert row["sampled"]["inputs"] == 1000
+    for sampled in (_row(backend, 2), _row(backend, 3, inf=1)):  # not the record's bits
+        _merge_record(sampled, rec, "CPU A")
+        assert "coverage" not in sampled and sampled["inputs"] == 1000
+        assert "record_rejected" in sampled
+
+
 def test_float32_record_backend_aliases():
     """A record of NAME-f32 speaks for NAME too in float32 (the same call); det once was
     det-float32; other methods (a user's callable) are no card row."""

@@ -66,6 +66,9 @@ RECORD_STATS = ("inputs", "count", "exact_fraction", "within1_fraction", "max_ul
 keys; the behaviours DAZ, FTZ and scalar vs vector stay those measured on the sample)."""
 
 EXHAUSTIVE = "exhaustive (2^32)"
+EXHAUSTIVE_ELSEWHERE = "exhaustive (2^32), another machine"
+"""A row whose record was made on another CPU than the card (or one the record does not name)
+and that the sample agrees with."""
 
 
 def _record_rows(method: str) -> tuple[str, ...]:
@@ -121,13 +124,16 @@ def exhaustive_records(paths: Sequence[str | Path]) -> dict[tuple[str, str], dic
     return out
 
 
-def _merge_record(row: dict[str, Any], rec: dict[str, Any]) -> None:
+def _merge_record(row: dict[str, Any], rec: dict[str, Any], cpu: str) -> None:
     """Put an exhaustive record's figures in a sampled row, if the sample agrees with it.
 
     The sample holds the record's worst inputs and is a subset of all 2^32, so a backend that
     gives here the bits it gave in the record has the record's max ULP on the sample, and no
     more NaN/inf disagreements than the record; otherwise the record speaks for another build
-    or machine and the row stays sampled, saying why."""
+    or machine and the row stays sampled, saying why. A framework's record made on another CPU
+    than ``cpu`` (the card's), or on one it does not name, is marked so in the row's coverage
+    (``EXHAUSTIVE_ELSEWHERE``): its libraries may dispatch to other code there. det's records
+    are not: its kernels give the same bits on every build (golden hashes, tested)."""
     fig = rec["figures"]
     sampled = {k: row[k] for k in ("inputs", "max_ulp", "mean_ulp", "exact_fraction",
                                    "nan_mismatches", "inf_mismatches")}
@@ -147,7 +153,8 @@ def _merge_record(row: dict[str, Any], rec: dict[str, Any]) -> None:
         return
     row.update({k: fig[k] for k in RECORD_STATS})
     row.update(provenance)
-    row["coverage"] = EXHAUSTIVE
+    here = row["backend"] == "det" or (rec["machine"] or {}).get("cpu") == cpu
+    row["coverage"] = EXHAUSTIVE if here else EXHAUSTIVE_ELSEWHERE
     row["sampled"] = sampled
 
 
@@ -167,6 +174,7 @@ def full_card(fmt: str, functions: Sequence[str] = CARD_FUNCTIONS,
         raise UsageError("--records merges exhaustive float32 sweeps: give --format float32 "
                          f"(every {f.name} input is swept already)")
     recs = exhaustive_records(records) if records else {}
+    here = machine()
     start = time.perf_counter()
     cards = []
     coverage = f"exhaustive: every one of the {f.n_patterns:,} {f.name} inputs"
@@ -187,17 +195,18 @@ def full_card(fmt: str, functions: Sequence[str] = CARD_FUNCTIONS,
                                    else f"sampled ({row['inputs']:,} inputs)")
                 rec = mine.get(row["backend"])
                 if rec is not None and row["reference"] == func:  # forward rows only
-                    _merge_record(row, rec)
+                    _merge_record(row, rec, str(here["cpu"]))
             cards.append(card)
     if not f.exhaustive:
         coverage = ("float32: each row says what it covers, \"exhaustive (2^32)\" (every "
-                    "input, from the sweep record it names) or \"sampled (N inputs)\" (each "
+                    "input, from the sweep record it names; \"another machine\" where that "
+                    "record was made on another CPU) or \"sampled (N inputs)\" (each "
                     "function's sample: its hard cases, special values, powers of two and "
                     f"neighbours, {FLOAT32_RANDOM:,} random patterns); DAZ, FTZ and scalar vs "
                     "vector are measured on the sample")
     out = {"kind": "accuracy card", "format": f.name, "command": command,
            "coverage": coverage,
-           "machine": machine(), "versions": backend_versions(),
+           "machine": here, "versions": backend_versions(),
            "time_limit_s": time_limit, "seconds": round(time.perf_counter() - start, 1),
            "cards": cards}
     if records:
