@@ -31,7 +31,15 @@ Templates (``u`` is ``x`` or ``|x|``, ``P`` the piece's polynomial in ``u``):
   into NaN (log x < x for every x > 0, and min(inf, inf) = inf). ``scale``: ``one``, or
   ``tiny23`` where the format has inputs below 2^-126 (bfloat16): those are scaled by 2^23
   first and ``E`` corrected by -23 ln2 (a compare, a multiplication, two selects and an
-  addition).
+  addition);
+* ``exp_table``: ``e^x = Q(r) T[n mod K]``: ``x`` clamped into the range where the result is
+  neither 0 nor an overflow (``u_clamp``), ``s = fma(x, N/ln2, 1.5 2^23)`` (the addition of the
+  magic constant rounds: ``n = s - 1.5 2^23`` is ``rint(x N/ln2)`` and the low bits of ``s``
+  hold ``n``), ``r = fma(n, -L, x)`` with ``L`` close to ln2/N (``reduction``: [N/ln2, -L]; L
+  has 12 significant bits, so ``n L`` is exact and ``r`` too), ``Q`` a polynomial close to
+  ``e^r``, and ``T`` (``table``, K a power of two, read by ``bits(s) & (K - 1)``) close to
+  ``e^(n L)`` — each entry chosen so that every input with that ``n`` comes out right. No
+  compare, no select: a NaN input stays NaN through the clamp and the arithmetic.
 
 Pieces: ``uniform`` over ``[a, b]``: ``i = min(uint(max(fma(u, s, o), 0)), K - 1)`` — the
 conversion's answer for NaN or out of range is clamped too, so a table read never leaves the
@@ -56,11 +64,13 @@ from ulplab.kit.ops import f32hex, lookup
 
 ArrayFn = Callable[[np.ndarray], np.ndarray]
 
-TEMPLATES = ("poly", "x_poly", "exp2", "x_exp2", "log", "log_table")
+TEMPLATES = ("poly", "x_poly", "exp2", "x_exp2", "log", "log_table", "exp_table")
 SCALES = ("one", "offset64", "two")
 LOG_SCALES = ("one", "tiny23")
 LOG_EXPONENT_ENTRIES = 512
 """Words of the ``log_table`` template's exponent table (indexed by the top nine bits)."""
+MAGIC = "0x1.8p+23"
+"""1.5 2^23: adding it to a float32 |t| < 2^22 rounds t to an integer held in the low bits."""
 TAIL_VALUES = ("x", "const", "copysign")
 
 RECIPE_DIR = Path(__file__).with_name("recipes")
@@ -105,6 +115,10 @@ class Recipe:
     """[low, high] (hex, "" for none): the polynomial's variable clamped into [low, high]
     (NaN passes), so the inputs past ``high`` reuse its piece's value — x P or x 2^P then gives
     x itself, +inf included, with one minmax instead of a tail's compare and select."""
+    table: list[str] = field(default_factory=list)
+    """``exp_table``: the float32 table T (hex), a power of two long."""
+    reduction: list[str] = field(default_factory=list)
+    """``exp_table``: [N/ln2, -L] (hex): the scaling that picks n and the step removed per n."""
     tiny: str = ""
     """Hex ``d``: ``copysign(v + d, x)`` after the template (x-templates): nudges a result that
     would sit exactly on a midpoint of the format's subnormals (x Phi(x) = x/2 + O(x^2) for
@@ -128,7 +142,7 @@ class Recipe:
     def table_entries(self) -> int:
         """Float32 words of the kernel's tables (0 for a single piece of a template without
         one)."""
-        fixed = LOG_EXPONENT_ENTRIES if self.template == "log_table" else 0
+        fixed = LOG_EXPONENT_ENTRIES if self.template == "log_table" else len(self.table)
         return fixed + (self.pieces * (self.degree + 1) if self.pieces > 1 else 0)
 
     def to_json(self) -> dict[str, Any]:
@@ -164,6 +178,13 @@ def check(recipe: Recipe) -> None:
                          f"{SCALES}")
     if r.template in ("log", "log_table") and not r.ln2:
         raise ValueError("a log recipe needs ln2")
+    if r.template == "exp_table" and (
+            r.pieces != 1 or len(r.reduction) != 2 or len(r.u_clamp) != 2
+            or not all(r.u_clamp) or not r.table or len(r.table) & (len(r.table) - 1)):
+        raise ValueError("an exp_table recipe needs one polynomial, a reduction [N/ln2, -L], "
+                         "both clamp ends and a table of 2^k entries")
+    for v in [*r.table, *r.reduction]:
+        f32hex(v)
     if r.template == "log_table" and r.scale not in LOG_SCALES:
         raise ValueError(f"a log_table recipe needs a scale in {LOG_SCALES}")
     for t in r.tails:
@@ -326,6 +347,17 @@ def _log_table(r: Recipe, x: np.ndarray) -> np.ndarray:
     return np.minimum(e + p, x)
 
 
+def exp_table_parts(r: Recipe, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(r, index, n) of the ``exp_table`` template: the reduced argument, the table index and
+    the number of steps (``synth`` fits Q and T to the kernel's own values)."""
+    u = clamp_variable(r, x)
+    magic = _const(x, MAGIC)
+    s = _mad(u, _const(x, r.reduction[0]), magic, r.use_fma)
+    n = s - magic
+    rr = _mad(n, _const(x, r.reduction[1]), u, r.use_fma)
+    return rr, s.view(np.uint32) & _u32(x, len(r.table) - 1), n
+
+
 def kernel(recipe: Recipe) -> ArrayFn:
     """The float32 -> float32 array kernel the recipe defines (see the module docstring)."""
     check(recipe)
@@ -338,6 +370,11 @@ def kernel(recipe: Recipe) -> ArrayFn:
                 v = _log(r, x)
             elif r.template == "log_table":
                 v = _log_table(r, x)
+            elif r.template == "exp_table":
+                rr, index, _ = exp_table_parts(r, x)
+                q = _horner(rr, _coefficient_arrays(r, rr, None), r.use_fma)
+                table = np.array([f32hex(v) for v in r.table], dtype=np.float32)
+                v = q * lookup(table, index)
             else:
                 u = clamp_variable(r, np.abs(x) if r.variable == "abs" else x)
                 index = _uniform_index(r, u) if r.pieces > 1 else None

@@ -37,6 +37,7 @@ from ulplab.methods.synthesized import (
     kernel,
     piece_index,
 )
+from ulplab.synth import tabled
 from ulplab.synth.cost import Profile, op_counts, weighted
 from ulplab.synth.intervals import (
     BIG,
@@ -61,7 +62,7 @@ STRUCTURES: dict[str, list[tuple[str, str]]] = {
     "silu": [("x_exp2", "x"), ("x_poly", "x")],
     "sigmoid": [("exp2", "x"), ("poly", "x")],
     "softplus": [("exp2", "x"), ("poly", "x")],
-    "exp": [("exp2", "x")],
+    "exp": [("exp_table", "x"), ("exp2", "x")],
     "exp2": [("exp2", "x")],
     "tanh": [("x_poly", "abs")],
     "erf": [("x_poly", "abs")],
@@ -352,6 +353,8 @@ def _partition(p: Problem, c: Candidate, u_rows: np.ndarray) -> dict[str, Any]:
 def try_candidate(p: Problem, c: Candidate, tails: list[Tail], profile: Profile
                   ) -> Recipe | None:
     """The candidate's recipe if the counterexample loop ends with every input right."""
+    if c.template == "exp_table":
+        return tabled.fit(p, c.pieces, c.degree, tails, profile, c.exceptions, _exception)
     t = p.targets
     x = t.x
     kept = [tl for tl in tails if not ((tl.side == "below" and c.clamp_u[0])
@@ -460,6 +463,9 @@ def variants(c: Candidate, tails: list[Tail], emin: int) -> Iterator[Candidate]:
     give the tail's value that way, and with the tiny nudge (x-templates): 2^(emin - 23), the
     float32 quantum at the format's smallest normal — large enough to move a float32 result
     off every midpoint of the format's subnormals, too small to move it past the next one."""
+    if c.template == "exp_table":  # its clamp is part of the template
+        yield c
+        return
     sides = {tl.side: tl for tl in tails}
     xt = c.template in ("x_poly", "x_exp2")
 
@@ -493,6 +499,10 @@ def _log_scale(p: Problem) -> str:
 
 def candidates(p: Problem, profile: Profile, max_degree: int = 4) -> Iterator[Candidate]:
     for template, variable in STRUCTURES.get(p.function, DEFAULT_STRUCTURES):
+        if template == "exp_table":
+            for steps, d in tabled.candidates(p):
+                yield Candidate(p.function, template, variable, d, steps)
+            continue
         if template == "log_table":
             for d in range(max_degree + 1):
                 for k in (1, 2):
@@ -592,8 +602,13 @@ def synthesize(function: str, fmt: Format | str, profile: Profile, max_ulp: int 
         if base.variable not in tails_of:
             tails_of[base.variable] = detect_tails(p, base.variable)
         for c in variants(base, tails_of[_tkey(base)], p.fmt.emin):
-            probe = _recipe(p, c, [[1.0] * (c.degree + 1)] * c.pieces,
-                            _probe_partition(c), tails_of[_tkey(c)], profile)
+            if c.template == "exp_table":
+                probe = tabled.probe(p, c.pieces, c.degree, tails_of[_tkey(c)], profile)
+                if probe is None or probe.table_entries > limit:
+                    continue
+            else:
+                probe = _recipe(p, c, [[1.0] * (c.degree + 1)] * c.pieces,
+                                _probe_partition(c), tails_of[_tkey(c)], profile)
             ops = op_counts(probe)
             cost = weighted(ops, profile)
             if max_ops is not None and cost > max_ops:
@@ -608,13 +623,15 @@ def synthesize(function: str, fmt: Format | str, profile: Profile, max_ulp: int 
         for cost, _, _, _, _, c0, _ops in costed:
             c = replace(c0, exceptions=budget)
             shape = (c.template, c.variable, c.degree, c.core_degree, c.scale, c.clamp,
-                     c.fit_core, c.clamp_u, c.tiny, c.pieces > 1)
+                     c.fit_core, c.clamp_u, c.tiny,
+                     c.pieces if c.template == "exp_table" else c.pieces > 1)
             if shape in seen:
                 continue
             seen.add(shape)
             if _fixed_table(c) > limit:
                 continue
-            ks = [1] if c.pieces == 1 else _piece_counts(c, limit)
+            ks = [c.pieces] if c.pieces == 1 or c.template == "exp_table" else _piece_counts(
+                c, limit)
             if not ks:
                 continue
 
@@ -676,7 +693,7 @@ def _piece_counts(c: Candidate, limit: int) -> list[int]:
 def _refine(p: Problem, c: Candidate, recipe: Recipe, tails: list[Tail], profile: Profile
             ) -> Recipe:
     """Fewer pieces where a non-power of two between K/2 and K also passes (bisection)."""
-    if c.pieces <= 2 or c.template in ("log", "log_table"):
+    if c.pieces <= 2 or c.template in ("log", "log_table", "exp_table"):
         return recipe
     lo, hi, best = c.pieces // 2 + 1, c.pieces - 1, recipe
     while lo <= hi:
