@@ -126,6 +126,7 @@ ODD = {
     "--csv": ("", "/nonexistent-dir/x.csv", "/dev/null"),
     "-o": ("", "/nonexistent-dir/x.npy", "/tmp", "/dev/null", "/dev/full"),
     "--lang": ("", "rust"),
+    "--emit": ("", "rust", "C"),
     "--backends": ("", ",", "mxnet"),
     "--degree": ("-1", "x", "100000000"),
     "--monomials": ("", ",", "a,b", "-1,2"),
@@ -164,7 +165,7 @@ TAKES = {
     "crosscheck": ("--format",),
     "report": ("--format", "--rounding", "--denormals", "--method", "--worst", "--json", "-o",
                "--png", "--determinism-samples"),
-    "synth": ("--format", "--rounding", "--json", "--lang"),
+    "synth": ("--format", "--rounding", "--json", "--lang", "--emit"),
     "exhaustive": ("--rounding", "--denormals", "--method", "--worst", "--json", "--workers",
                    "--chunk", "--checkpoint", "--dump-above", "--scheduler"),
 }

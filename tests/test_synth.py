@@ -243,6 +243,13 @@ def test_cli_synth_prints_kernel_and_source(tmp_path, capsys):
     ["synth", "exp", "--exceptions", "-1"],
     ["synth", "exp", "--exceptions", "65"],
     ["synth", "exp", "--exceptions", "x"],
+    ["synth", "exp", "--format", "float8_e4m3fn", "-o", "k.c"],
+    ["synth", "exp", "--format", "float8_e4m3fn", "--emit", "c", "--lang", "c"],
+    ["synth", "exp", "--format", "float8_e4m3fn", "--emit", "c", "-o", "/nonexistent-dir/k.c"],
+    ["synth", "exp", "--format", "float8_e4m3fn", "--emit", "c", "-o", "/tmp"],
+    ["synth", "exp", "--format", "float8_e4m3fn", "--pareto", "--emit", "c"],
+    ["synth", "gelu", "--format", "float8_e4m3fn", "--max-ops", "3"],
+    ["synth", "gelu", "--format", "float8_e4m3fn", "--table-entries", "0", "--max-ops", "5"],
 ])
 def test_cli_synth_odd_arguments(argv, capsys):
     one_line_error(capsys, argv)
@@ -431,3 +438,54 @@ def test_exp_table_template_specials_and_table():
         table = np.array([float.fromhex(v) for v in r.table])
         assert table.size & (table.size - 1) == 0 and (table > 0).all()
         assert np.isfinite(table).all()
+
+
+def test_cli_emit_writes_numpy_ops_and_json(tmp_path, capsys):
+    """The issue's interface: --emit numpy -o PATH is a module needing NumPy only that defines
+    FUNC(x) and gives the verified kernel's bits on every input; --emit ops lists one operation
+    a line, kind first, whose count (without load and the final convert) is the JSON's; the
+    JSON holds the counts, the shape and the proof."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    from ulplab.formats.encoding import all_patterns, to_values
+
+    mod, ops, doc = tmp_path / "k.py", tmp_path / "k.ops", tmp_path / "k.json"
+    code, _, err = run_cli(capsys, ["synth", "log", "--format", "float8_e5m2", "--emit",
+                                    "numpy", "-o", str(mod), "--json", str(doc), "--quiet"])
+    assert code == 0, err
+    # NumPy only: the module imports in a fresh interpreter where ulplab cannot be imported
+    probe = ("import sys; sys.modules['ulplab'] = None; import importlib.util as u; "
+             f"s = u.spec_from_file_location('k', {str(mod)!r}); m = u.module_from_spec(s); "
+             "s.loader.exec_module(m); print(callable(m.log))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "True"
+    spec = importlib.util.spec_from_file_location("synth_emitted_log", mod)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    fmt = get_format("float8_e5m2")
+    data = json.loads(doc.read_text())
+    recipe = Recipe.from_json(data["recipe"])
+    with np.errstate(all="ignore"):
+        x = to_values(all_patterns(fmt), fmt).astype(np.float32)
+        got = np.asarray(m.log(x), dtype=np.float32)
+        want = kernel(recipe)(x)
+    assert got.dtype == np.float32
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert data["proof"]["inputs_checked"] == 256 and data["proof"]["mismatches"] == 0
+    assert data["pieces"] == recipe.pieces and data["degrees"] == [recipe.degree] * recipe.pieces
+    assert data["table_entries"] == recipe.table_entries > 0
+    code, _, err = run_cli(capsys, ["synth", "gelu", "--format", "bfloat16", "--emit", "ops",
+                                    "-o", str(ops), "--json", str(doc), "--quiet"])
+    assert code == 0, err
+    data = json.loads(doc.read_text())
+    lines = [ln.split()[0] for ln in ops.read_text().splitlines()
+             if ln.strip() and not ln.startswith("#")]
+    assert lines[-1] == "convert" and lines.count("convert") == 1
+    assert lines.count("load") == data["table_reads"] > 0
+    counted = [k for k in lines if k not in ("load", "convert")]
+    assert len(counted) == data["operations"] == sum(data["counts"].values())
+    assert {k: counted.count(k) for k in set(counted)} == data["counts"]
+    assert data["operations"] == total(get_method("gelu", data["method"]).ops)

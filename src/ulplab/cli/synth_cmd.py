@@ -2,10 +2,11 @@
 
 Prints the kernel found (its cost by kind, table size, pieces, degree, proof), and with
 ``--lang`` its source (C, CUDA, NumPy, PyTorch, JAX, Triton, or ``ops``: a plain operation
-listing); ``--out`` writes the recipe (JSON with its checksum), ``--register`` keeps it in the
-cache so that ``analyze``, ``study cost-model``, ``report`` and the pytest plugin see it as the
-method ``synth <format>[ <N>ulp][ (<profile>)]``; ``--pareto`` prints operations against max ULP
-next to the registered methods; ``--json`` writes everything as JSON.
+listing), or ``--emit LANG -o PATH`` writes it; ``--out`` writes the recipe (JSON with its
+checksum), ``--register`` keeps it in the cache so that ``analyze``, ``study cost-model``,
+``report`` and the pytest plugin see it as the method ``synth <format>[ <N>ulp][
+(<profile>)]``; ``--pareto`` prints operations against max ULP next to the registered
+methods; ``--json`` writes the counts, the shape and the proof as JSON.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from typing import Any
 
 from ulplab.errors import UsageError
@@ -76,43 +76,73 @@ def _check(args: argparse.Namespace) -> None:
 
     if args.lang is not None:
         check_name("--lang", args.lang, list(LANGS), noun="language")
+    if args.emit is not None:
+        check_name("--emit", args.emit, list(LANGS), noun="language")
+    if args.lang is not None and args.emit is not None:
+        raise UsageError("give --lang (print) or --emit (write), not both")
+    if args.output is not None and args.emit is None:
+        raise UsageError("-o/--output is where --emit writes the kernel: give --emit LANG")
+    if args.pareto and (args.emit or args.lang or args.out or args.register):
+        raise UsageError("--pareto prints a table (and --json): it writes no kernel")
     if args.max_ulp is not None and args.max_ulp < 0:
         raise UsageError(f"--max-ulp {args.max_ulp}: expected 0 or more")
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
     from ulplab.files import check_writable, json_ready, write_json, write_text
-    from ulplab.synth import pareto, source, synthesize, total
+    from ulplab.synth import pareto, source, synthesize
 
     _check(args)
     profile = _profile(args)
-    for path in (args.json, args.out):
+    for path in (args.json, args.out, args.output):
         if path:
             check_writable(path)
     quiet = args.quiet
+    from rich.progress import TextColumn, TimeElapsedColumn
 
-    def progress(msg: str) -> None:
-        if not quiet:
-            print(f"synth: {msg}", file=sys.stderr, flush=True)
+    from ulplab.progress import progress_bar
 
+    # one transient line on standard error (a terminal only): the candidate being tried
+    with progress_bar(not quiet, (TextColumn("synth: {task.description}"),
+                                  TimeElapsedColumn())) as bar:
+        task = bar.add_task(f"{args.func} for {args.format}", total=None)
+
+        def progress(msg: str) -> None:
+            bar.update(task, description=msg)
+
+        if args.pareto:
+            res = pareto(args.func, args.format, profile, rounding=args.rounding,
+                         progress=progress)
+        else:
+            result = synthesize(args.func, args.format, profile, max_ulp=args.max_ulp or 0,
+                                max_error=args.max_error, rounding=args.rounding,
+                                max_ops=args.max_ops, table_entries=args.table_entries,
+                                progress=progress, exceptions=args.exceptions)
     if args.pareto:
-        res = pareto(args.func, args.format, profile, rounding=args.rounding, progress=progress)
         _print_pareto(res)
         if args.json:
             write_json(args.json, res)
         return 0
-    result = synthesize(args.func, args.format, profile, max_ulp=args.max_ulp or 0,
-                        max_error=args.max_error, rounding=args.rounding,
-                        max_ops=args.max_ops, table_entries=args.table_entries,
-                        progress=progress, exceptions=args.exceptions)
     r = result.recipe
     if r is None:
-        print(f"ulplab synth: {args.func} for {args.format}: {result.reason} "
-              f"({result.tried} candidates, {result.seconds:.1f} s)", file=sys.stderr)
-        return 1
+        limits = [f"{k} {v:g}" for k, v in (("--max-ops", args.max_ops),
+                                            ("--table-entries", args.table_entries))
+                  if v is not None]
+        raise UsageError(f"synth {args.func} --format {args.format}: {result.reason}"
+                         + (f" ({', '.join(limits)})" if limits else "")
+                         + f"; best found so far: none ({result.tried} candidates tried, "
+                         f"{result.seconds:.1f} s); nothing written")
     _print_result(result)
     if args.lang:
         print(source(r, args.lang))
+    if args.emit:
+        code = source(r, args.emit)
+        if args.output:
+            write_text(args.output, code)
+            if not quiet:
+                print(f"wrote the {args.emit} kernel to {args.output}")
+        else:
+            print(code)
     from ulplab.methods.synthesized import method_name, recipe_document, save_user_recipe
 
     if args.out:
@@ -121,10 +151,36 @@ def cmd_synth(args: argparse.Namespace) -> int:
         path = save_user_recipe(r)
         print(f"registered as method {method_name(r)} of {r.function} ({path})")
     if args.json:
-        write_json(args.json, json_ready({"recipe": r.to_json(), "ops": result.ops,
-                                          "total_ops": total(result.ops),
-                                          "cost": result.cost, "seconds": result.seconds}))
+        write_json(args.json, json_ready(result_document(result)))
     return 0
+
+
+def result_document(res: Any) -> dict[str, Any]:
+    """The ``--json`` document: the operation counts by kind and in all, the shape (template,
+    pieces, degree of each piece, table size), the proof (inputs checked, mismatches, max ULP)
+    and the recipe itself."""
+    from ulplab.methods.synthesized import method_name
+    from ulplab.synth import kind_counts, total
+
+    r = res.recipe
+    kinds = kind_counts(r)
+    proof = dict(r.proof)
+    checked = int(proof.get("inputs_verified", 0))
+    proof["inputs_checked"] = checked
+    proof["mismatches"] = checked - int(proof.get("accepted", 0))
+    return {"function": r.function, "format": r.format, "profile": r.profile,
+            "rounding": r.rounding, "method": method_name(r),
+            "counts": {k: v for k, v in kinds.items() if k != "load"},
+            "operations": total(res.ops), "table_reads": kinds.get("load", 0),
+            "counts_by_cost_kind": {k: v for k, v in res.ops.items() if k != "lookup"},
+            "template": r.template, "pieces": r.pieces, "degree": r.degree,
+            "degrees": [len(c) - 1 for c in r.coefficients],
+            "exp2_core_degree": len(r.core) - 1 if r.core else None,
+            "table_entries": r.table_entries, "exceptions": sum(t.side == "equal"
+                                                               for t in r.tails),
+            "proof": proof, "cost": res.cost, "seconds": res.seconds,
+            "candidates_tried": res.tried, "recipe": r.to_json(),
+            "ops": res.ops, "total_ops": total(res.ops)}
 
 
 def _print_result(res: Any) -> None:
@@ -204,6 +260,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--pareto", action="store_true", help="operations against max ULP (0, 1, 2, "
                    "4) beside the registered methods")
     p.add_argument("--lang", help="print the kernel: c, cuda, numpy, torch, jax, triton, ops")
+    p.add_argument("--emit", metavar="LANG", help="write the kernel (c, cuda, numpy, torch, jax, "
+                   "triton, ops) to -o PATH (standard output without -o); numpy: a module "
+                   "needing NumPy only, defining FUNC(x)")
+    p.add_argument("-o", "--output", metavar="PATH", help="where --emit writes the kernel")
     p.add_argument("--out", help="write the recipe (JSON, with its checksum)")
     p.add_argument("--register", action="store_true", help="keep the recipe in the cache: a "
                    "method analyze, report and the pytest plugin see")

@@ -20,8 +20,8 @@ from typing import Any
 from ulplab.synth.cost import PROFILES, Profile, op_counts, total, weighted
 from ulplab.synth.search import Result, problem, synthesize
 
-__all__ = ["PROFILES", "Profile", "Result", "listing", "op_counts", "pareto", "problem",
-           "source", "synthesize", "total", "weighted"]
+__all__ = ["PROFILES", "Profile", "Result", "kind_counts", "listing", "op_counts", "op_kind",
+           "pareto", "problem", "source", "synthesize", "total", "weighted"]
 
 LANGS = ("c", "cuda", "numpy", "torch", "jax", "triton", "ops")
 
@@ -51,19 +51,65 @@ def source(recipe: Any, lang: str) -> str:
         return emit_c(graph, name, head, dialect=lang)
     if lang == "triton":
         return emit_triton(graph, name, head)
-    return emit_python(graph, lang, head)
+    text = emit_python(graph, lang, head)
+    if recipe.function.isidentifier():  # the module defines FUNC(x) too
+        text = text.rstrip("\n") + f"\n{recipe.function} = _kernel\n"
+    return text
+
+
+_KIND = {"add": "add", "subtract": "sub", "multiply": "mul", "square": "mul", "fma": "fma",
+         "divide": "div", "true_divide": "div", "reciprocal": "div", "sqrt": "sqrt",
+         "minimum": "min", "maximum": "max", "fmin": "min", "fmax": "max", "where": "select",
+         "absolute": "abs", "fabs": "abs", "negative": "neg", "copysign": "copysign",
+         "floor": "round", "rint": "round", "ceil": "round", "trunc": "round",
+         "convert": "cvt", "take": "load", "bitwise_and": "and", "bitwise_or": "or",
+         "bitwise_xor": "xor", "invert": "not", "left_shift": "shl", "right_shift": "shr",
+         "logical_and": "and", "logical_or": "or", "logical_not": "not"}
+_CMP = {"greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "isnan",
+        "isinf", "isfinite", "signbit"}
+
+
+def op_kind(op: str, dtype: str) -> str:
+    """The first word of a listing line: the operation's kind (``cmp`` for every compare,
+    ``iadd``/``isub`` for integer arithmetic, ``cvt`` for a float <-> integer conversion inside
+    the kernel, ``load`` for a table read)."""
+    if op in _CMP:
+        return "cmp"
+    if op in ("add", "subtract") and dtype != "<f4":
+        return "iadd" if op == "add" else "isub"
+    return _KIND.get(op, op)
+
+
+def kind_counts(recipe: Any) -> dict[str, int]:
+    """Operations per element by the listing's kinds (the first words of ``listing``), table
+    reads as ``load``; their sum without ``load`` is ``total(op_counts(recipe))``."""
+    from ulplab.export.trace import trace
+    from ulplab.methods.synthesized import kernel
+
+    out: dict[str, int] = {}
+    for n in trace(kernel(recipe)).nodes:
+        if n.op in ("input", "full", "bitcast"):
+            continue
+        k = op_kind(n.op, n.dtype)
+        out[k] = out.get(k, 0) + 1
+    return dict(sorted(out.items()))
 
 
 def listing(recipe: Any, graph: Any = None) -> str:
-    """One line per operation (``v7 = fma(v5, v2, T1[v4])``) with the tables after: what a
-    kernel author ports by hand to an instruction set ulplab does not emit."""
+    """The kernel as a plain operation listing, what a kernel author ports by hand: one
+    operation a line, its first word the kind (``add sub mul fma div sqrt min max select cmp
+    abs neg copysign round cvt iadd isub and or xor not shl shr``, ``load`` for a table read,
+    ``convert`` for the final conversion to the format), then ``dest = op(args)``; reinterpreting
+    a register's bits costs nothing and is a comment, as are the tables (``#`` starts one). The
+    lines other than ``load`` and ``convert`` are the operations the cost model counts."""
     from ulplab.export.trace import trace
     from ulplab.methods.synthesized import kernel
 
     g = graph if graph is not None else trace(kernel(recipe))
     names: dict[int, str] = {}
-    lines = [f"# {recipe.function} / {recipe.format}: operations in order (float32 unless "
-             "noted; tables after)"]
+    types = {"<i4": "int32", "<u4": "uint32", "|b1": "mask", "<f4": "float32"}
+    lines = [f"# {recipe.function} / {recipe.format} ({recipe.rounding}): one operation a "
+             "line, its kind first; float32 unless noted; constants as hex"]
 
     def arg(a: tuple[Any, ...]) -> str:
         if a[0] == "node":
@@ -81,18 +127,39 @@ def listing(recipe: Any, graph: Any = None) -> str:
             names[n.id] = arg(n.args[1])
             continue
         names[n.id] = f"v{n.id}"
-        types = {"<i4": "int32", "<u4": "uint32", "|b1": "mask"}
-        kind = "" if n.dtype == "<f4" else f"  ({types.get(n.dtype, n.dtype)})"
+        note = "" if n.dtype == "<f4" else f"  ({types.get(n.dtype, n.dtype)})"
+        if n.op == "bitcast":
+            lines.append(f"# v{n.id} = the bits of {arg(n.args[0])} as "
+                         f"{types.get(n.dtype, n.dtype)} (free)")
+            continue
         if n.op == "take":
             body = f"{arg(n.args[0])}[{arg(n.args[1])}]"
         else:
             body = f"{n.op}({', '.join(arg(a) for a in n.args)})"
-        lines.append(f"v{n.id} = {body}{kind}")
-    lines.append(f"return v{g.output}" if g.output >= 0 else "")
+        lines.append(f"{op_kind(n.op, n.dtype)} v{n.id} = {body}{note}")
+    out = names.get(g.output, f"v{g.output}")
+    lines.append(f"convert y = round_to_{recipe.format}({out}, {recipe.rounding})")
     for name, t in g.tables.items():
-        vals = ", ".join(float(v).hex() for v in t.tolist())
-        lines.append(f"{name} = [{vals}]  # {t.size} x {t.dtype}")
+        if t.dtype.kind == "f":
+            vals = ", ".join(float(v).hex() for v in t.tolist())
+        elif name in _float_bit_tables(g):
+            vals = "float32 bit patterns " + ", ".join(f"0x{int(v):08x}" for v in t.tolist())
+        else:
+            vals = ", ".join(str(int(v)) for v in t.tolist())
+        lines.append(f"# table {name}, {t.size} x {types.get(t.dtype.str, t.dtype.str)}: "
+                     f"{vals}")
     return "\n".join(lines) + "\n"
+
+
+def _float_bit_tables(graph: Any) -> set[str]:
+    """The uint32 tables whose reads are reinterpreted as float32 (log_table's E)."""
+    out = set()
+    for n in graph.nodes:
+        if n.op == "bitcast" and n.dtype == "<f4":
+            src = graph.nodes[n.args[0][1]]
+            if src.op == "take":
+                out.add(src.args[0][1])
+    return out
 
 
 def pareto(function: str, fmt: str, profile: Profile, levels: tuple[int, ...] = (0, 1, 2, 4),
