@@ -76,6 +76,22 @@ def _rel(path: Path) -> str:
     return str(path.relative_to(ROOT))
 
 
+def _need(path: Path, command: str) -> Path:
+    """``path``, which a table is generated from; a missing file fails the build, naming the
+    command that writes it (a page never shows a table that was not generated)."""
+    if not path.exists():
+        raise FileNotFoundError(f"{_rel(path)} is missing: it is written by {command}")
+    return path
+
+
+def _globbed(folder: Path, command: str) -> list[Path]:
+    """The JSON runs in ``folder``; none fails the build, naming the command that writes them."""
+    paths = sorted(folder.glob("*.json"))
+    if not paths:
+        raise FileNotFoundError(f"no JSON run in {_rel(folder)}: they are written by {command}")
+    return paths
+
+
 # ---------------------------------------------------------------- the CLI reference
 
 
@@ -395,7 +411,8 @@ def gen_native_speed() -> str:
                               "lookup, 1 thread", f"lookup, {t} threads"], trows, "lrrrr")]
         parts.append("")
     if not parts:
-        return "No `bench_native.py` run is kept in `benchmarks/results/native/`."
+        raise FileNotFoundError("no bench_native.py run in benchmarks/results/native: they are "
+                                "written by python benchmarks/bench_native.py --json PATH")
     return "\n".join(parts)
 
 
@@ -431,8 +448,9 @@ F32_COLUMNS = ["function", "backend", "inputs", "not correctly rounded (share)",
 
 def gen_float32_peers() -> str:
     """NumPy and glibc (and PyTorch) over all 2^32 float32 inputs, from the committed sweeps."""
-    main = sorted((RESULTS / "float32").glob("*.json"))
-    torch = sorted((RESULTS / "float32" / "torch").glob("*.json"))
+    main = _globbed(RESULTS / "float32", "python benchmarks/float32_peers.py run")
+    torch = _globbed(RESULTS / "float32" / "torch", "ulplab peers FUNC --format float32 "
+                     "--exhaustive --backends torch-f32 --json PATH")
     commands = sorted({json.loads(p.read_text()).get("run", {}).get("commit", "") for p in main}
                       - {""})
     out = [
@@ -452,7 +470,8 @@ def gen_float32_peers() -> str:
 
 def gen_float32_det() -> str:
     """The det kernels' correctly rounded entry point over all 2^32 float32 inputs."""
-    paths = sorted((RESULTS / "float32" / "det-float32").glob("*.json"))
+    paths = _globbed(RESULTS / "float32" / "det-float32", "ulplab analyze FUNC --format "
+                     "float32 --method det --exhaustive --json PATH")
     return "\n".join([
         "*Generated at build time from `benchmarks/results/float32/det-float32/*.json`, written "
         "by `ulplab analyze FUNC --format float32 --method det --exhaustive --workers 2 --json "
@@ -521,14 +540,14 @@ def _demoted(markdown: str) -> str:
 def _card_pages(pattern: str, what: str) -> str:
     """Every ``docs/data/PATTERN`` rendered by ``ulplab.report.card_md.card_markdown`` (which
     writes the machine, the versions and the command of the run above its tables)."""
-    paths = sorted(DATA.glob(pattern))
+    paths = [p for p in sorted(DATA.glob(pattern)) if p.name != FLOAT32_CARD.name]
     try:
         from ulplab.report.card_md import card_markdown
     except ImportError:
         card_markdown = None
     if not paths:
-        return (f"The {what} has not been generated yet: no `docs/data/{pattern}` is committed. "
-                f"Generate it with `{CARD_COMMANDS[pattern]}` and rebuild the site.")
+        raise FileNotFoundError(f"no docs/data/{pattern} is committed: the {what} is made by "
+                                f"{CARD_COMMANDS[pattern]}")
     parts = []
     for path in paths:
         data = json.loads(path.read_text())
@@ -568,9 +587,223 @@ def _recorded(name: str) -> tuple[Path, dict[str, Any]]:
 
 def _recorded_source(path: Path, rec: dict[str, Any]) -> str:
     versions = ", ".join(f"{k} {v}" for k, v in rec["versions"].items())
-    return (f"*Generated from `{_rel(path)}`: `{rec['command']}`, run on {rec['date']} at "
-            f"commit {rec['commit']} (recorded by `python docs/record_run.py {path.stem} -- "
-            f"COMMAND`); machine: {_machine(rec['machine'])}; versions: {versions}.*")
+    each = f" for each of {', '.join(rec['each'])}" if rec.get("each") else ""
+    load = rec.get("load_average")
+    busy = (f"; 1-minute load average {load[0]} before, {load[1]} after (other jobs on the "
+            "machine make timings pessimistic)" if load else "")
+    results = rec["result"].values() if rec.get("each") else [rec["result"]]
+    flags = (f" --each {','.join(rec['each'])}" if rec.get("each") else "") + (
+        " --stdout" if all(isinstance(r, dict) and set(r) == {"stdout"} for r in results) else "")
+    return (f"*Generated from `{_rel(path)}`: `{rec['command']}`{each}, run on {rec['date']} "
+            f"at commit {rec['commit']} (recorded by `python docs/record_run.py {path.stem}"
+            f"{flags} -- COMMAND`); machine: {_machine(rec['machine'])}; versions: "
+            f"{versions}{busy}.*")
+
+
+def gen_peers_terminal(name: str) -> str:
+    """What ``ulplab peers`` prints for a recorded run: its JSON through the CLI's own tables
+    (``ulplab.report.peers_tables``), at 100 columns."""
+    from ulplab.report import console, peers_tables
+
+    path, rec = _recorded(name)
+    card = json.loads(json.dumps(rec["result"]))
+    for row in card["backends"]:  # JSON keeps inf and NaN as text; the tables take floats
+        for w in row["worst"] + row["mismatch_examples"]:
+            for key in ("x", "got", "expected"):
+                if isinstance(w.get(key), str):
+                    w[key] = float(w[key])
+    con = console(width=100)
+    with con.capture() as cap:
+        for t in peers_tables(card):
+            con.print(t)
+    text = "\n".join(line.rstrip() for line in cap.get().splitlines())
+    return "\n".join([_recorded_source(path, rec), "", "```text", text.strip("\n"), "```"])
+
+
+def gen_determinism_kernels(name: str) -> str:
+    """``ulplab determinism FUNC`` for each kernel of a recorded run: inputs checked and the
+    mismatches of every backend against ulplab's NumPy kernel."""
+    path, rec = _recorded(name)
+    backends = list(dict.fromkeys(b["backend"] for r in rec["result"].values()
+                                  for b in r["backends"]))
+    rows = []
+    for func, r in rec["result"].items():
+        got = {b["backend"]: b for b in r["backends"]}
+        checked = {b["checked"] for b in r["backends"]}
+        rows.append([func, ", ".join(f"{c:,}" for c in sorted(checked)),
+                     *[f"{got[b]['mismatches']:,}" if b in got else "skipped" for b in backends]])
+    return "\n".join([_recorded_source(path, rec), "",
+                      _table(["function", "inputs checked", *backends], rows,
+                             "lr" + "r" * len(backends))])
+
+
+def gen_faithful(name: str) -> str:
+    """``ulplab faithful FUNC`` for each kernel of a recorded run."""
+    path, rec = _recorded(name)
+    rows = [[func, f"{r['checked']:,}", f"{r['unfaithful']:,}", f"{r['outside_bracket']:,}",
+             f"{r['decided_by_oracle']:,}"] for func, r in rec["result"].items()]
+    return "\n".join([_recorded_source(path, rec), "",
+                      _table(["function", "inputs", "beyond 1 ULP",
+                              "outside bracket (1 ULP)", "decided by Arb"], rows, "lrrrr")])
+
+
+SOLLYA_PUBLISHED = {"fit-sin": "1.81e−9", "fit-exp": "1.07e−4", "fit-erf": "— (fails: non-Haar)"}
+"""Sollya 8.0's figures for the same three fits, as published with Sollya (float32
+coefficients, absolute error). Sollya is not installed here, so they are quoted, not re-run; the
+ulplab column beside them is generated from the recorded runs."""
+
+
+def gen_sollya() -> str:
+    """``ulplab fit`` beside Sollya's published figures for the same fits."""
+    rows, sources = [], []
+    for name, sollya in SOLLYA_PUBLISHED.items():
+        path, rec = _recorded(name)
+        r = rec["result"]
+        lo, hi = (float.fromhex(v) for v in r["interval"])
+        what = (f"{r['function']} on [{lo:.6g}, {hi:.6g}], monomials "
+                f"{','.join(map(str, r['monomials']))}")
+        rows.append([_cell(what), sollya, f"{r['error']:.4e}", f"{r['real_minimax_error']:.4e}",
+                     f"`{_cell(r['command'].split(' --json')[0])}`"])
+        sources.append(_recorded_source(path, rec))
+    return "\n".join([
+        *sources, "",
+        _table(["fit (float32 coefficients, absolute error)", "Sollya 8.0 (published)",
+                "ulplab (measured)", "real minimax (exact coefficients)", "command"], rows,
+               "lrrrl")])
+
+
+def gen_b3_steps() -> str:
+    """What each change of B3 Pure (improved)'s Phi buys: the method rebuilt with the seed's
+    5 erf Taylor terms or 10, and A&S 7.1.26's own a_k or the refitted ones, each measured on
+    every bfloat16 and float16 input (``ulplab.analyze``)."""
+    import ulplab
+    from ulplab.methods import methods_for
+    from ulplab.methods.gelu import erf_b3
+
+    method = {m.name: m for m in methods_for("gelu")}["B3 Pure (improved)"]
+    rows = []
+    for terms in (erf_b3.SEED_ERF_TERMS, len(erf_b3.ERF_TAYLOR)):
+        for label, a_k in (("A&S", erf_b3.AS_COEFFS_SEED), ("refitted", erf_b3.AS_COEFFS)):
+            built = method.rebuild(ERF_TAYLOR=erf_b3.ERF_TAYLOR[:terms], AS_COEFFS=a_k)
+            cells = []
+            for fmt in ("bfloat16", "float16"):
+                r = ulplab.analyze(built, "gelu", fmt)
+                cells.append(f"{r.max_ulp} / {r.mean_ulp:.4f}")
+            seed = " (seed)" if terms == erf_b3.SEED_ERF_TERMS else ""
+            rows.append([f"{terms}{seed}", label, *cells])
+    return "\n".join([
+        "*Generated at build time: `B3 Pure (improved)` rebuilt "
+        "(`method.rebuild(ERF_TAYLOR=..., AS_COEFFS=...)`, `ulplab.methods.gelu.erf_b3`) and "
+        f"measured by `ulplab.analyze(method, \"gelu\", FORMAT)` on every input "
+        f"({_build_machine()}); max / mean ULP; this project's exp throughout.*", "",
+        _table(["erf Taylor terms", "A&S 7.1.26 a_k", "bfloat16", "float16"], rows, "llrr")])
+
+
+def gen_recorded_output(name: str) -> str:
+    """A benchmark's output as it printed it, from a run recorded with ``--stdout``."""
+    path, rec = _recorded(name)
+    results = rec["result"] if rec.get("each") else {"": rec["result"]}
+    parts = [_recorded_source(path, rec), ""]
+    for item, r in results.items():
+        if item:
+            parts += [f"`{item}`:", ""]
+        parts += ["```text", r["stdout"].rstrip("\n"), "```", ""]
+    return "\n".join(parts).rstrip("\n")
+
+
+def gen_native_ratios(name: str) -> str:
+    """One kept ``bench_native.py`` run as the correctly rounded entry point's time against
+    glibc's scalar function and NumPy's ufunc, single thread."""
+    path = _need(RESULTS / "native" / f"{name}.json",
+                 "python benchmarks/bench_native.py --runs N --json PATH")
+    d = json.loads(path.read_text())
+    rows = []
+    for func, f in d["functions"].items():
+        mel = f["melem_per_s"]
+        if not {"det", "glibc", "numpy"} <= set(mel):
+            continue
+        rows.append([func, f"{mel['det']:.0f}", f"{mel['glibc']:.0f}", f"{mel['numpy']:.0f}",
+                     f"{mel['glibc'] / mel['det']:.2f}", f"{mel['numpy'] / mel['det']:.2f}"])
+    cmd = f"python benchmarks/bench_native.py --runs {d.get('runs')} --json {_rel(path)}"
+    simd = d.get("peer_simd")
+    out = [_source(path, cmd, _machine(d.get("machine"))), "",
+           f"{d['n']:,} float32 elements, 1 thread, median of {d.get('runs')} interleaved runs, "
+           f"build variant `{d.get('variant')}`"
+           + (", peers dispatching to " + ", ".join(f"{k} {v}" for k, v in simd.items())
+              if simd else "")
+           + "; Melem/s, and det's time over glibc's and over NumPy's (below 1: det is "
+           "faster).", "",
+           _table(["function", "det", "glibc", "numpy", "det/glibc time", "det/numpy time"],
+                  rows, "lrrrrr")]
+    g = d.get("bfloat16_gelu")
+    if g:
+        out += ["", f"bfloat16 `det.gelu` against `torch.nn.functional.gelu` on the same "
+                f"{d['n']:,}-element PyTorch CPU tensor, {g['torch_threads']} torch threads: "
+                f"{g['det_gelu_s'] * 1e3:.1f} ms against {g['torch_gelu_s'] * 1e3:.1f} ms "
+                f"(ratio {g['ratio']:.2f})."]
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- the float32 card
+
+
+FLOAT32_CARD = DATA / "card-float32.json"
+FLOAT32_CARD_COMMAND = ("ulplab peers --all-functions --format float32 --records "
+                        "benchmarks/results/float32/card --records "
+                        "benchmarks/results/float32/det-float32 --json docs/data/card-float32.json")
+
+
+def gen_card_float32() -> str:
+    """The float32 report card: per function, every backend's row with what it covers
+    (exhaustive over 2^32 inputs from the sweep it names, or sampled), then the sweeps."""
+    path = _need(FLOAT32_CARD, FLOAT32_CARD_COMMAND)
+    data = json.loads(path.read_text())
+    if data.get("format") != "float32" or data.get("kind") != "accuracy card":
+        raise ValueError(f"{path.name} is not a float32 accuracy card")
+    m = data["machine"]
+    versions = ", ".join(f"{k} {v}" for k, v in data["versions"].items() if v is not None)
+    out = [_source(path, data["command"], _machine(m)) + f" Versions: {versions}. "
+           f"Wall time {data['seconds']:.0f} s.", "", _cell(data["coverage"]) + ".", ""]
+    records: dict[str, dict[str, Any]] = {}
+    exhaustive = elsewhere = sampled = 0
+    for card in data["cards"]:
+        rows, notes = [], []
+        for r in card["backends"]:
+            cov = r["coverage"]
+            if cov.startswith("exhaustive"):
+                exhaustive += cov == "exhaustive (2^32)"
+                elsewhere += cov != "exhaustive (2^32)"
+                records[r["record"]] = r
+                cov = f"{cov}: `{Path(r['record']).name}`"
+            else:
+                sampled += 1
+            rows.append([_cell(r["backend"]), r["computes_in"], f"{r['max_ulp']:,}",
+                         f"{r['mean_ulp']:.3g}", f"{100 * r['exact_fraction']:.3f}%",
+                         r["nan_mismatches"], r["inf_mismatches"], cov])
+            if "record_rejected" in r:
+                notes.append(f"- {r['backend']}: the sweep `{r['record_rejected']['record']}` "
+                             f"is not used: {r['record_rejected']['reason']}.")
+        absent = "; ".join(f"{s['backend']} ({s['reason']})" for s in card["skipped"])
+        out += [f"### {card['function']}", "",
+                _table(["backend", "in", "max ULP", "mean ULP", "exact", "NaN!", "inf!",
+                        "inputs"], rows, "llrrrrrl"), "", *notes,
+                *([_cell(f"Not measured: {absent}."), ""] if absent else [])]
+    srows = []
+    for rec, r in sorted(records.items()):
+        mach = r.get("record_machine")
+        srows.append([f"`{rec}`", _cell(r["record_method"]),
+                      _cell(_machine(mach) if mach else "not recorded in the JSON"),
+                      _cell(f"`{r['record_command']}`" if r.get("record_command") else
+                            "ulplab analyze FUNC --format float32 --method det --exhaustive"),
+                      r.get("record_commit") or "-"])
+    out += ["### The sweeps merged", "",
+            f"{exhaustive} rows exhaustive over all 2^32 inputs on this card's machine, "
+            f"{elsewhere} exhaustive on another machine, {sampled} sampled. Each "
+            "exhaustive row's figures are those of the sweep below; its DAZ/FTZ behaviour was "
+            "measured on the sample, which holds the sweep's worst inputs and gave the same "
+            "max ULP there (a sweep that disagrees with the sample is not used).", "",
+            _table(["record", "method", "machine", "command", "commit"], srows, "lllll")]
+    return "\n".join(out)
 
 
 def gen_analyze(name: str) -> str:
@@ -633,16 +866,17 @@ def gen_synth_runs() -> str:
                         _machine(data.get("machine"))), "",
                 _table(["function", "format", "profile", "≤ ULP", "ops", "table", "det ops",
                         "det / synth", "seconds", "candidates"], rows, "lllrrrrrrr"), ""]
-    return "\n".join(out) if out else "*No synth benchmark run is committed yet.*"
+    if not out:
+        raise FileNotFoundError("no JSON run in benchmarks/results/synth: they are written by "
+                                "python benchmarks/bench_synth.py")
+    return "\n".join(out)
 
 
 def gen_synth_pareto() -> str:
     """``ulplab synth gelu --format bfloat16 --pareto --json ...``: synthesized kernels at 0, 1,
     2 and 4 ULP beside every registered method with a claim, sorted by max ULP then cost."""
-    path = DATA / "synth-pareto-gelu-bfloat16.json"
-    if not path.exists():
-        return ("*Not generated yet: `ulplab synth gelu --format bfloat16 --pareto --json "
-                "docs/data/synth-pareto-gelu-bfloat16.json`.*")
+    path = _need(DATA / "synth-pareto-gelu-bfloat16.json",
+                 "ulplab synth gelu --format bfloat16 --pareto --json PATH")
     res = json.loads(path.read_text())
     rows = sorted(res["rows"], key=lambda r: (r["max_ulp"] is None, r["max_ulp"] or 0,
                                               r["ops"] or 0))
@@ -656,6 +890,14 @@ def gen_synth_pareto() -> str:
 
 
 GENERATORS: dict[str, Callable[..., str]] = {
+    "card-float32": gen_card_float32,
+    "peers-terminal": gen_peers_terminal,
+    "determinism-kernels": gen_determinism_kernels,
+    "faithful": gen_faithful,
+    "sollya": gen_sollya,
+    "b3-steps": gen_b3_steps,
+    "recorded-output": gen_recorded_output,
+    "native-ratios": gen_native_ratios,
     "synth-pareto": gen_synth_pareto,
     "synth-recipes": gen_synth_recipes,
     "synth-runs": gen_synth_runs,

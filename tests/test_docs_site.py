@@ -167,6 +167,127 @@ def test_an_unknown_generator_fails_the_build():
     assert hooks.on_page_markdown("no marker\n", Page, None, None) == "no marker\n"
 
 
+BUILT_FROM_REGISTRIES = {"cli", "methods-zoo", "methods-cost", "gelu-improvements", "kernels",
+                         "kernel-proofs", "fast64-proofs", "cr-table", "formats", "synth-recipes",
+                         "b3-steps"}
+"""Generators that compute their table at build time from the registries (no JSON run)."""
+FROM_JSON = [("card-float32", None), ("cards", None), ("determinism", None),
+             ("synth-pareto", None), ("synth-runs", None), ("native-speed", None),
+             ("float32-peers", None), ("float32-det", None), ("sollya", None),
+             ("analyze", "analyze-gelu-bfloat16"), ("peers-terminal", "peers-gelu-bfloat16"),
+             ("determinism-kernels", "kernels-determinism"), ("faithful", "faithful-kernels"),
+             ("recorded-output", "bench-analyze"),
+             ("native-ratios", "fast64-avx512-2026-11-25")]
+
+
+def test_every_generator_from_a_json_run_fails_loudly_without_it(tmp_path, monkeypatch):
+    """With no committed JSON, each generator that reads one raises, naming what is missing and
+    the command that writes it: a page never shows a table that was not generated."""
+    hooks = _hooks()
+    assert {name for name, _ in FROM_JSON} == set(hooks.GENERATORS) - BUILT_FROM_REGISTRIES
+    for folder in ("data", "results/float32/torch", "results/float32/det-float32",
+                   "results/native", "results/synth"):
+        (tmp_path / folder).mkdir(parents=True)
+    monkeypatch.setattr(hooks, "ROOT", tmp_path)
+    monkeypatch.setattr(hooks, "DATA", tmp_path / "data")
+    monkeypatch.setattr(hooks, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(hooks, "FLOAT32_CARD", tmp_path / "data" / "card-float32.json")
+    for name, arg in FROM_JSON:
+        with pytest.raises(FileNotFoundError, match=r"missing|no JSON|no docs/data|no bench"):
+            hooks.GENERATORS[name]() if arg is None else hooks.GENERATORS[name](arg)
+
+
+def _float32_card(rows):
+    return {"kind": "accuracy card", "format": "float32", "command": "ulplab peers X",
+            "coverage": "float32: rows", "machine": {"cpu": "CPU A"}, "versions": {"numpy": "2"},
+            "seconds": 1.0, "cards": [{"function": "exp", "backends": rows, "skipped": []}]}
+
+
+def test_float32_card_rows_render_what_they_cover(tmp_path, monkeypatch):
+    hooks = _hooks()
+    base = {"computes_in": "float32", "mean_ulp": 0.1, "exact_fraction": 0.9,
+            "nan_mismatches": 0, "inf_mismatches": 0}
+    rows = [{**base, "backend": "det", "max_ulp": 0, "coverage": "exhaustive (2^32)",
+             "record": "benchmarks/results/float32/det-float32/exp.json",
+             "record_method": "det-float32", "record_machine": None, "record_command": None,
+             "record_commit": None},
+            {**base, "backend": "libm", "max_ulp": 1,
+             "coverage": "exhaustive (2^32), another machine", "record": "old/exp.json",
+             "record_method": "peer:libm", "record_machine": {"cpu": "CPU B"},
+             "record_command": "ulplab peers exp --exhaustive", "record_commit": "abc"},
+            {**base, "backend": "numpy", "max_ulp": 3, "coverage": "sampled (67,090 inputs)",
+             "record_rejected": {"record": "forged.json", "reason": "not the bits"}}]
+    path = tmp_path / "card-float32.json"
+    path.write_text(__import__("json").dumps(_float32_card(rows)))
+    monkeypatch.setattr(hooks, "FLOAT32_CARD", path)
+    monkeypatch.setattr(hooks, "_source", lambda p, c, m: f"from {c} on {m}")
+    text = hooks.gen_card_float32()
+    lines = {line.split(" | ")[0].strip("| "): line for line in text.splitlines()
+             if line.startswith("| ") and " | float32 | " in line}
+    assert lines["det"].endswith("| exhaustive (2^32): `exp.json` |")
+    assert lines["libm"].endswith("| exhaustive (2^32), another machine: `exp.json` |")
+    assert lines["numpy"].endswith("| sampled (67,090 inputs) |")
+    assert "- numpy: the sweep `forged.json` is not used: not the bits." in text
+    assert ("1 rows exhaustive over all 2^32 inputs on this card's machine, 1 exhaustive on "
+            "another machine, 1 sampled") in text
+    assert "cpu CPU B" in text and "`ulplab peers exp --exhaustive`" in text
+    path.write_text(__import__("json").dumps({**_float32_card(rows), "format": "bfloat16"}))
+    with pytest.raises(ValueError, match="not a float32 accuracy card"):
+        hooks.gen_card_float32()
+
+
+def test_committed_float32_card_rows_say_exhaustive_or_sampled(site):
+    """Every row of docs/data/card-float32.json: a row with a record covers all 2^32 inputs and
+    says exhaustive; a row without says how many inputs it sampled; the page shows each."""
+    import json
+
+    data = json.loads((DOCS / "data" / "card-float32.json").read_text())
+    html = _text(site, "card")
+    section = html[html.index('id="float32"'):]
+    seen = {"exhaustive": 0, "sampled": 0}
+    for card in data["cards"]:
+        for r in card["backends"]:
+            if "record" in r:
+                assert r["coverage"].startswith("exhaustive (2^32)") and r["inputs"] == 1 << 32
+                assert r["sampled"]["max_ulp"] == r["max_ulp"]
+                assert r["record_method"] in (f"peer:{r['backend']}", f"peer:{r['backend']}-f32",
+                                              "det", "det-float32")
+                seen["exhaustive"] += 1
+            else:
+                assert r["coverage"] == f"sampled ({r['inputs']:,} inputs)"
+                assert r["inputs"] < 1 << 20
+                seen["sampled"] += 1
+    assert seen["exhaustive"] >= len(data["cards"])  # det at least, on every function
+    assert section.count("exhaustive (2^32)") >= seen["exhaustive"]
+    assert section.count("sampled (") >= seen["sampled"]
+
+
+def test_converted_tables_hold_their_recorded_runs(site):
+    import json
+
+    def rec(name):
+        return json.loads((DOCS / "data" / f"{name}.json").read_text())
+
+    out = _text(site, "output")
+    peers = rec("peers-gelu-bfloat16")
+    assert peers["command"] in out
+    for r in peers["result"]["backends"]:
+        assert f"{r['daz']['read_as_zero']}/{r['daz']['subnormal_inputs']}" in out
+    det = rec("kernels-determinism")
+    for func, r in det["result"].items():
+        assert f"<td>{func}</td>" in out and f"{r['backends'][0]['checked']:,}" in out
+    kernels = _text(site, "kernels")
+    for func, r in rec("faithful-kernels")["result"].items():
+        assert re.search(rf"<td>{func}</td>\s*<td>{r['checked']:,}</td>\s*"
+                         rf"<td>{r['unfaithful']:,}</td>", kernels), func
+    kit = _text(site, "design/kit")
+    for name in ("fit-sin", "fit-exp", "fit-erf"):
+        assert f"{rec(name)['result']['error']:.4e}" in kit
+    assert "Sollya 8.0 (published)" in kit
+    gelu = _text(site, "methods/gelu")
+    assert gelu.count("refitted") >= 2 and "A&amp;S 7.1.26 a_k" in gelu
+
+
 def test_code_blocks_honour_the_skip_marker():
     md = ("```python\nrun = 1\n```\n\n<!-- skip: a sketch -->\n```python\nskipped\n```\n"
           "```console\n$ ulplab functions\n```\n")
