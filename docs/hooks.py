@@ -744,6 +744,33 @@ def gen_native_ratios(name: str) -> str:
     return "\n".join(out)
 
 
+def gen_pytest_failure() -> str:
+    """The failure ``assert_max_ulp`` raises for the tanh form of GELU in float32 measured
+    against GELU on every bfloat16 input, as pytest prints it (``E`` lines), made at build
+    time."""
+    import numpy as np
+
+    from ulplab.testing import UlpAssertionError, assert_max_ulp
+
+    def tanh_gelu(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, np.float32)
+        inner = np.float32(0.7978846) * (x + np.float32(0.044715) * x * x * x)
+        return np.float32(0.5) * x * (np.float32(1) + np.tanh(inner))
+
+    try:
+        with np.errstate(all="ignore"):
+            assert_max_ulp(tanh_gelu, "gelu", "bfloat16", max_ulp=1)
+    except UlpAssertionError as failure:
+        first, *rest = str(failure).splitlines()
+    else:
+        raise AssertionError("tanh_gelu passed max_ulp=1: the page's example no longer fails")
+    lines = [f"E       {UlpAssertionError.__module__}.{UlpAssertionError.__name__}: {first}"]
+    lines += [f"E       {line}" for line in rest]
+    return "\n".join([f"*Generated at build time by calling `assert_max_ulp(tanh_gelu, \"gelu\", "
+                      f"\"bfloat16\", max_ulp=1)` ({_build_machine()}).*", "", "```text",
+                      *lines, "```"])
+
+
 # ---------------------------------------------------------------- the float32 card
 
 
@@ -896,6 +923,7 @@ GENERATORS: dict[str, Callable[..., str]] = {
     "faithful": gen_faithful,
     "sollya": gen_sollya,
     "b3-steps": gen_b3_steps,
+    "pytest-failure": gen_pytest_failure,
     "recorded-output": gen_recorded_output,
     "native-ratios": gen_native_ratios,
     "synth-pareto": gen_synth_pareto,
