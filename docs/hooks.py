@@ -879,6 +879,20 @@ def gen_synth_recipes() -> str:
                 "max ULP", "made by"], rows, "lllrrlrrl")])
 
 
+def gen_synth_profiles() -> str:
+    """The target profiles of ``ulplab synth`` (``ulplab.synth.cost.PROFILES``)."""
+    from ulplab.synth.cost import PROFILES
+
+    rows = [[f"`{p.name}`", "yes" if p.use_fma else "no (multiply, then add)",
+             "yes" if p.division else "no", f"{p.max_table:,}",
+             _cell(", ".join(f"{k} {v:g}" for k, v in p.weights.items()) or "1 each")]
+            for p in PROFILES.values()]
+    return "\n".join([
+        "*Generated at build time from `ulplab.synth.cost.PROFILES`.*", "",
+        _table(["profile", "FMA", "division", "table (float32 words)", "operation weights"],
+               rows, "lllrl")])
+
+
 def gen_synth_runs() -> str:
     """Every ``benchmarks/bench_synth.py`` run kept in ``benchmarks/results/synth``."""
     out = []
@@ -929,6 +943,7 @@ GENERATORS: dict[str, Callable[..., str]] = {
     "synth-pareto": gen_synth_pareto,
     "synth-recipes": gen_synth_recipes,
     "synth-runs": gen_synth_runs,
+    "synth-profiles": gen_synth_profiles,
     "analyze": gen_analyze,
     "cli": gen_cli,
     "methods-zoo": gen_methods_zoo,

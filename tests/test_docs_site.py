@@ -169,7 +169,7 @@ def test_an_unknown_generator_fails_the_build():
 
 BUILT_FROM_REGISTRIES = {"cli", "methods-zoo", "methods-cost", "gelu-improvements", "kernels",
                          "kernel-proofs", "fast64-proofs", "cr-table", "formats", "synth-recipes",
-                         "b3-steps", "pytest-failure"}
+                         "b3-steps", "pytest-failure", "synth-profiles"}
 """Generators that compute their table at build time from the registries (no JSON run)."""
 FROM_JSON = [("card-float32", None), ("cards", None), ("determinism", None),
              ("synth-pareto", None), ("synth-runs", None), ("native-speed", None),
