@@ -64,6 +64,8 @@ def _clamp_ends(tails: list[Tail]) -> list[str] | None:
     lo, hi = ends.get("below"), ends.get("above")
     if lo is None or hi is None or lo.value != "const" or hi.value != "const":
         return None
+    if not all(math.isfinite(float.fromhex(t.threshold)) for t in (lo, hi)):
+        return None  # a tail of the infinity alone: nothing to clamp to
     return [lo.threshold, hi.threshold]
 
 
@@ -176,7 +178,8 @@ def fit(p: Any, steps: int, degree: int, tails: list[Tail], profile: Profile,
         b_j = np.full(k, HIGHEST, dtype=np.int64)
         np.maximum.at(a_j, index, a)
         np.minimum.at(b_j, index, b)
-        want = ordinal32(exact.astype(np.float32))
+        with np.errstate(over="ignore"):
+            want = ordinal32(exact.astype(np.float32))
         # finite entries only (an overflowing input needs Q(r) T > max float, not T = inf)
         entry = np.clip(want, a_j, np.minimum(np.maximum(a_j, b_j), HIGHEST - 1))
         table = [hex32(float(v)) for v in from_ordinal32(entry)]
