@@ -489,3 +489,23 @@ def test_cli_emit_writes_numpy_ops_and_json(tmp_path, capsys):
     assert len(counted) == data["operations"] == sum(data["counts"].values())
     assert {k: counted.count(k) for k in set(counted)} == data["counts"]
     assert data["operations"] == total(get_method("gelu", data["method"]).ops)
+
+
+def test_one_ulp_change_of_one_coefficient_fails_the_proof():
+    """#19's acceptance: a coefficient moved by one float32 ULP and the proof fails. The
+    bfloat16 log table's entries are correctly rounded values with little room: the first entry
+    (in piece order) whose one-ULP step either way breaks an input is found, and the exhaustive
+    verification reports it; the unperturbed recipe passes."""
+    r = next(r for r in LOG_TABLE if r.format == "bfloat16")
+    assert _verify(r)[0] == 0
+    failing = []
+    for k, piece in enumerate(r.coefficients):
+        c = np.float32(float.fromhex(piece[0]))
+        for toward in (np.float32(np.inf), np.float32(-np.inf)):
+            cs = [list(p) for p in r.coefficients]
+            cs[k][0] = float(np.nextafter(c, toward)).hex()
+            if _verify(replace(r, coefficients=cs))[0] > 0:
+                failing.append((k, float(toward)))
+        if failing:
+            break
+    assert failing, "no one-ULP change of a coefficient was caught"
