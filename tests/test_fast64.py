@@ -33,6 +33,9 @@ ORDINARY = {  # the benchmark's ranges (benchmarks/bench_native.py)
     "tanh": lambda rng, n: rng.uniform(-8, 8, n),
     "sin": lambda rng, n: rng.uniform(-100, 100, n),
     "cos": lambda rng, n: rng.uniform(-100, 100, n),
+    "sigmoid": lambda rng, n: rng.uniform(-8, 8, n),
+    "silu": lambda rng, n: rng.uniform(-8, 8, n),
+    "softplus": lambda rng, n: rng.uniform(-8, 8, n),
 }
 
 
@@ -92,10 +95,78 @@ def test_what_the_float64_pass_keeps_is_correctly_rounded(func, variant):
     assert flagged.mean() < 0.6
 
 
+def float64_pass(func: str, variant: str, x: np.ndarray) -> np.ndarray:
+    """The float64 pass alone on ``x`` (flagged lanes hold FLAG_NAN)."""
+    out = np.empty_like(x)
+    native._fast64(func, variant)(x.ctypes.data, out.ctypes.data, x.size)
+    return out
+
+
+def f32(*values: float) -> np.ndarray:
+    return np.array(values, np.float32)
+
+
+KEPT_AS = {  # func: (inputs, the result the float64 pass keeps for each)
+    "sigmoid": (f32(np.inf, 3e38, 104.5, 20.0, 0.0, -0.0), f32(1, 1, 1, 1, 0.5, 0.5)),
+    "silu": (f32(3e38, 1e5, 104.5), None),  # silu(x) = x for x > 104, kept
+    "softplus": (f32(3e38, 1e5, 104.5), None),  # softplus(x) = x for x > 104
+}
+
+FLAGGED = {  # inputs the float64 pass must leave to the second pass
+    "sigmoid": f32(np.nan, -np.inf, -3e38, -104.5, -88.0),
+    "silu": f32(np.nan, -np.nan, -np.inf, -3e38, -104.5, -92.0, 0.0, -0.0, np.inf),
+    "softplus": f32(np.nan, -np.inf, -3e38, -104.5, -88.0, np.inf),
+}
+
+
+@pytest.mark.parametrize("func", sorted(KEPT_AS))
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_clamps_keep_and_flag_what_they_should(func, variant):
+    """sigmoid, silu and softplus clamp their exp argument to [-104, 104]: the pass keeps the
+    results that the clamp does not change (1 for sigmoid, x for silu and softplus beyond
+    104, 0.5 at +-0) and flags the others (NaN, the far negative side, the infinite sums)."""
+    runnable(variant)
+    x, want = KEPT_AS[func]
+    got = float64_pass(func, variant, x)
+    assert np.array_equal(got.view(np.uint32), (x if want is None else want).view(np.uint32)), \
+        (func, got)
+    bad = float64_pass(func, variant, FLAGGED[func]).view(np.uint32) & np.uint32(0x7FFFFFFF)
+    assert np.all(bad == FLAG_NAN), (func, bad)
+
+
+SEAMS = {  # where an evaluation changes regime: the clamp, rounding to 1 or x, subnormal
+    # results, and for softplus where u = 1 + exp(-|x|) crosses 1 + 2^-7 (the subintervals
+    # with invc = 1 end), 1.375 (k = 0 -> 1) and 1 + 2^-53 (u = 1, log1p(E) = c)
+    "sigmoid": (104.0, -104.0, 17.3, -87.3, 2.0**-24),
+    "silu": (104.0, -104.0, 17.3, -87.3, -92.0, 2.0**-24),
+    "softplus": (104.0, -104.0, 0.98, -0.98, 4.85, -4.85, 36.7, -36.7, -87.3),
+}
+
+
+@pytest.mark.parametrize("func", sorted(SEAMS))
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_input_at_the_seams(func, variant):
+    """2^16 consecutive float32 on each side of every seam of the three passes: what the
+    float64 pass keeps is the entry point's result, and the runner gives its bits."""
+    runnable(variant)
+    base = f32(*SEAMS[func]).view(np.uint32).astype(np.int64)
+    steps = np.arange(-(1 << 16), 1 << 16)
+    x = (base[:, None] + steps).ravel().astype(np.uint32).view(np.float32)
+    got = float64_pass(func, variant, x)
+    want = one_pass(func, x)
+    kept = (got.view(np.uint32) & np.uint32(0x7FFFFFFF)) != FLAG_NAN
+    assert kept.mean() > 0.5
+    assert np.array_equal(got.view(np.uint32)[kept], want.view(np.uint32)[kept]), \
+        show(x[kept], got[kept], want[kept])
+    full = native.kernel(func, variant)(x, threads=1)
+    assert np.array_equal(full.view(np.uint32), want.view(np.uint32)), show(x, full, want)
+
+
 @pytest.mark.parametrize(("func", "variant"), CASES)
 def test_few_ordinary_inputs_are_flagged(func, variant):
     """Below 1e-3 of the benchmark's inputs go to the second pass (measured on 2^24 of them,
-    every variant alike: exp 6.0e-8, log 2.4e-7, tanh 4.6e-6, sin and cos 3.0e-7)."""
+    every variant alike: exp 6.0e-8, log 2.4e-7, tanh 4.6e-6, sin and cos 3.0e-7, sigmoid 0,
+    silu 1.2e-7, softplus 4.8e-7)."""
     runnable(variant)
     x = ORDINARY[func](np.random.default_rng(3), 1 << 20).astype(np.float32)
     out = np.empty_like(x)

@@ -37,7 +37,7 @@ from types import ModuleType
 
 from ulplab.errors import UsageError
 
-FUNCTIONS = ("exp", "log", "tanh", "sin", "cos")
+FUNCTIONS = ("exp", "log", "tanh", "sin", "cos", "sigmoid", "silu", "softplus")
 """The kernels with a float64 first pass, each a module of this package."""
 
 COMMON = r"""
