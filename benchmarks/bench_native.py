@@ -2,6 +2,7 @@
 
     python benchmarks/bench_native.py [--n 16777216] [--runs 7] [--variant avx2] [--funcs exp,log]
         [--threads T] [--json PATH] [--threshold]
+    python benchmarks/bench_native.py --overhead [--funcs exp] [--runs 7] [--json PATH]
 
 2^24 float32 inputs per function (ranges as benchmarks/bench_kernels.py: [-80, 80]
 for exp, log-uniform [1e-30, 1e30] for log, [-100, 100] for sin/cos, [-8, 8] for the
@@ -13,22 +14,28 @@ a rotating order (``timing.interleaved_medians``), medians shown. Columns:
 * det: its correctly rounded float32 entry point (the two-pass runner, first pass then the
   entry point on the flagged inputs), what ``ulplab.det`` and a float32 user call; the ratios
   are det's; its first pass is the kernel's float64 one where it has one
-  (``ulplab.export.fast64``: exp, log, tanh, sin, cos), else its float32 one;
+  (``ulplab.export.fast64``: exp, log, tanh, sin, cos, sigmoid, silu, softplus), else its
+  float32 one;
 * f32p: the same runner with the float32 first pass (``first_pass="float32"``), the runner
   before the float64 passes, for the kernels that have one ("-" for the others: it is det);
   same bits;
 * glibc: a C loop calling glibc's float function per element (expf, logf, sinf, cosf, tanhf,
-  erff; the activations as their textbook float formula over expf/erff), built with the same
+  erff; the activations as their textbook float formula over expf/erff, softplus as
+  log1pf(expf(x))), built with the same
   compiler and flags as det (-O3 -ffp-contract=off and the variant's -march), called the same
   way;
 * numpy: NumPy's ufunc (exp, log, sin, cos, tanh), or for the activations the NumPy expression
-  of the same textbook formula (for gelu the tanh form; NumPy has no erf: "-").
+  of the same textbook formula (for gelu the tanh form, for softplus log1p(exp(x)); NumPy has
+  no erf: "-").
 These four on one thread (``threads=1`` for det). Then, on ``--threads`` T threads (default every
 core), in the same rounds on the same array (converted once by ``torch.from_numpy``):
 * det T: the float32 entry point on T threads (``ulplab.det``'s default on this machine);
 * torch 1, torch T: PyTorch's op (torch.exp, log, sin, cos, tanh, sigmoid, F.silu, F.gelu,
-  torch.erf) after ``torch.set_num_threads(1)`` or ``(T)``; det T/torch T is the ratio of times;
-* scaling: det's time on one thread over its time on T (likewise torch's).
+  torch.erf, F.softplus) after ``torch.set_num_threads(1)`` or ``(T)``; det T/torch T is the
+  ratio of times;
+* scaling: det's time on one thread over its time on T (likewise torch's);
+* det/best (printed after the table, ``det_over_best`` in the JSON): det's time on one thread
+  over the faster of NumPy's and PyTorch's on one thread (the target of the activations).
 OpenMP's threads wait passively (``OMP_WAIT_POLICY=PASSIVE`` unless set): spinning after a torch
 op they would hold the cores the next det call needs.
 Then the drop-in API on a bfloat16 PyTorch CPU tensor of 2^24 elements: ``det.gelu(t)`` (the
@@ -38,6 +45,9 @@ tensor, torch set to T threads.
 so that a README table can be generated from it. ``--threshold``: det exp (float32) and the
 bfloat16 gelu lookup at 2^11 to 2^20 elements on one thread and forced onto T (the
 ``native.MIN_PER_THREAD`` threshold set to one chunk), to see where threads start to pay.
+``--overhead`` (instead of the table): where a one-thread call's time goes at 2^12 to 2^24
+elements (``overhead``: the runner and its first pass alone, fresh and reused outputs, against
+NumPy and a copy), in thread CPU time.
 """
 
 from __future__ import annotations
@@ -62,13 +72,19 @@ GLIBC = {  # C expression over x (float) per function
     "tanh": "tanhf(x)", "sigmoid": "1.0f / (1.0f + expf(-x))",
     "silu": "x / (1.0f + expf(-x))",
     "gelu": "0.5f * x * (1.0f + erff(x * 0x1.6a09e6p-1f))",
-    "erf": "erff(x)",
+    "erf": "erff(x)", "softplus": "log1pf(expf(x))",
 }
+RANGES: dict[str, Callable[[np.random.Generator, int], np.ndarray]] = {
+    "exp": lambda r, n: r.uniform(-80, 80, n), "log": lambda r, n: 10.0 ** r.uniform(-30, 30, n),
+    "sin": lambda r, n: r.uniform(-100, 100, n), "cos": lambda r, n: r.uniform(-100, 100, n),
+    "act": lambda r, n: r.uniform(-8, 8, n)}
+"""The inputs' ranges (``--overhead``; the main table draws the same ranges in one stream)."""
 C_KAPPA = np.float32(0.7978845608028654)  # sqrt(2/pi), the tanh form's constant
 NUMPY = {
     "exp": np.exp, "log": np.log, "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
     "sigmoid": lambda x: np.float32(1) / (np.float32(1) + np.exp(-x)),
     "silu": lambda x: x / (np.float32(1) + np.exp(-x)),
+    "softplus": lambda x: np.log1p(np.exp(x)),
     "gelu": lambda x: np.float32(0.5) * x * (np.float32(1) + np.tanh(
         C_KAPPA * (x + np.float32(0.044715) * x * x * x))),
 }
@@ -97,7 +113,7 @@ def torch_ops() -> dict[str, Callable[[Any], Any]]:
         return {}
     return {"exp": torch.exp, "log": torch.log, "sin": torch.sin, "cos": torch.cos,
             "tanh": torch.tanh, "sigmoid": torch.sigmoid, "silu": F.silu, "gelu": F.gelu,
-            "erf": torch.erf}
+            "erf": torch.erf, "softplus": F.softplus}
 
 
 def on_threads(op: Callable[[Any], Any], threads: int) -> Callable[[Any], Any]:
@@ -148,6 +164,8 @@ def main() -> None:
     ap.add_argument("--json", default=None, metavar="PATH", help="write every figure here")
     ap.add_argument("--threshold", action="store_true",
                     help="also time 2^11..2^20 elements on 1 and T threads")
+    ap.add_argument("--overhead", action="store_true",
+                    help="only: where a one-thread call's time goes, 2^12..2^24 elements")
     args = ap.parse_args()
     funcs = args.funcs.split(",")
     if (not funcs or not set(funcs) <= set(GLIBC) or args.n < 1 or args.runs < 1
@@ -163,11 +181,21 @@ def main() -> None:
         except UsageError as exc:
             ap.error(str(exc))
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    if args.overhead:
+        rows = {f: overhead(f, args.runs) for f in funcs}
+        if args.json:
+            from ulplab.files import write_json
+
+            write_json(args.json, {"machine": machine(), "peer_simd": peer_simd(),
+                                   "runs": args.runs, "overhead": rows})
+            print(f"figures written to {args.json}")
+        return
     # torch's OpenMP threads otherwise spin for milliseconds after each op, holding the cores
     # that the det call timed next needs (measured: 2^20 elements, det on 2 threads right after
     # torch.exp took 2256 us, no faster than one thread; 1275 us with PASSIVE)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from ulplab.export import fast64, native
+    from ulplab.kernels import registry
 
     variant = args.variant or native.best_variant()
     flags = [*native.BASE_FLAGS, *native.VARIANTS[variant][0]]
@@ -227,6 +255,8 @@ def main() -> None:
         if ops:
             torch.set_num_threads(torch_threads)
         t_np, t_1, t_tt = t.get("numpy"), t.get("torch_1"), t.get("torch_T")
+        peers = [v for v in (t_np, t_1) if v is not None]
+        best = min(peers) if peers else None
         ratio_np = "     -" if t_np is None else f"{t['det'] / t_np:6.2f}"
         t_f32p = t.get("f32p")
         ratio_f32p = ("      -" if t_np is None or t_f32p is None
@@ -240,13 +270,19 @@ def main() -> None:
               f"{t['det'] / t['det_T']:5.2f} {torch_scaling}", flush=True)
         record["functions"][func] = {
             "seconds": t, "melem_per_s": {k: n / v / 1e6 for k, v in t.items()},
-            "first_pass": "float64" if func in fast64.FUNCTIONS else "float32",
+            "first_pass": "float64" if func in fast64.FUNCTIONS else (
+                "float32" if registry.get(func).first_pass else "fast rounding mode"),
             "det_over_numpy": None if t_np is None else t["det"] / t_np,
+            "det_over_torch_1": None if t_1 is None else t["det"] / t_1,
+            "det_over_best": None if best is None else t["det"] / best,
             "f32p_over_numpy": None if t_np is None or t_f32p is None else t_f32p / t_np,
             "det_T_over_torch_T": None if t_tt is None else t["det_T"] / t_tt,
             "det_scaling": t["det"] / t["det_T"],
             "torch_scaling": None if t_1 is None or t_tt is None else t_1 / t_tt}
 
+    print("det/best (one thread, against the faster of NumPy and PyTorch): " + ", ".join(
+        f"{f} {r['det_over_best']:.2f}" for f, r in record["functions"].items()
+        if r["det_over_best"] is not None))
     record["bfloat16_gelu"] = bfloat16_torch(n, args.runs, threads)
     if args.threshold:
         record["threshold"] = threshold(native, threads, args.runs)
@@ -278,6 +314,65 @@ def bfloat16_torch(n: int, runs: int, threads: int) -> dict[str, float | int] | 
           f"ratio {t_det / t_torch:.2f}")
     return {"torch_threads": threads, "det_gelu_s": t_det,
             "torch_gelu_s": t_torch, "ratio": t_det / t_torch}
+
+
+def overhead(func: str, runs: int) -> list[dict[str, float | int]]:
+    """Where one-thread time goes at 2^12 to 2^24 elements, in ns per element: det's runner and
+    its first pass alone, each into a fresh output array and into a reused one (``out=``),
+    against NumPy's ufunc (or expression) likewise and a plain copy (the memory traffic and
+    page faults of a fresh output, no arithmetic). Medians of ``runs`` interleaved rounds of the
+    calling thread's CPU time (``time.thread_time``: the page faults the kernel serves for it
+    count, the time it waits for a core on a shared machine does not), short calls timed many
+    at a time."""
+    from ulplab.export import fast64, native
+
+    kern = native.kernel(func)
+    first = native._float32_passes(func, native.best_variant())[0]
+    peer = NUMPY[func]
+    ufunc = peer if isinstance(peer, np.ufunc) else None
+    label = "float64" if func in fast64.FUNCTIONS else "float32"
+    print(f"{func}: ns per element (thread CPU time) on one thread, fresh output / reused "
+          f"output (out=); first pass: {label}")
+    print(f"{'n':>9} {'det':>6} {'det out':>7} {'pass':>6} {'pass out':>8} {'numpy':>6} "
+          f"{'np out':>6} {'copy':>6} {'copyto':>6}")
+    rows = []
+    for k in range(12, 25, 2):
+        n = 1 << k
+        x = RANGES.get(func, RANGES["act"])(np.random.default_rng(k), n).astype(np.float32)
+        y = np.empty_like(x)
+
+        def pass_fresh(x: np.ndarray = x) -> np.ndarray:
+            out = np.empty_like(x)
+            first(x.ctypes.data, out.ctypes.data, x.size)
+            return out
+
+        def np_out(x: np.ndarray = x, y: np.ndarray = y) -> object:
+            return ufunc(x, out=y) if ufunc is not None else np.copyto(y, peer(x))
+
+        fns = {"det": partial(kern, x, threads=1), "det_out": partial(kern, x, y, threads=1),
+               "pass": pass_fresh,
+               "pass_out": partial(first, x.ctypes.data, y.ctypes.data, n),
+               "numpy": partial(peer, x), "numpy_out": np_out,
+               "copy": x.copy, "copyto": partial(np.copyto, y, x)}
+        reps = max(1, (1 << 22) // n)
+        samples: dict[str, list[float]] = {name: [] for name in fns}
+        with np.errstate(all="ignore"):
+            for fn in fns.values():
+                fn()
+            for r in range(runs):
+                names = list(fns)[r % len(fns):] + list(fns)[:r % len(fns)]
+                for name in names:
+                    fn = fns[name]
+                    t0 = time.thread_time()
+                    for _ in range(reps):
+                        fn()
+                    samples[name].append((time.thread_time() - t0) / reps)
+        ns = {name: sorted(v)[len(v) // 2] / n * 1e9 for name, v in samples.items()}
+        print(f"{n:>9} {ns['det']:6.2f} {ns['det_out']:7.2f} {ns['pass']:6.2f} "
+              f"{ns['pass_out']:8.2f} {ns['numpy']:6.2f} {ns['numpy_out']:6.2f} "
+              f"{ns['copy']:6.2f} {ns['copyto']:6.2f}", flush=True)
+        rows.append({"n": n, **ns})
+    return rows
 
 
 def per_call(fn: Callable[[], Any], n: int, runs: int) -> float:

@@ -306,3 +306,22 @@ def test_out_may_overlap_x_shifted_with_threads(threads, rounding, monkeypatch):
         del slices[:]
         assert np.array_equal(kern(x, out, threads=threads).view(np.uint32), want), (lo_x, lo_out)
         assert slices == [threads]
+
+
+def test_inputs_are_read_in_place_and_other_layouts_copied_once():
+    """float32_input: an aligned C-contiguous native float32 array (read-only too) is used as
+    it is; a strided, transposed, big-endian, float64 or misaligned one becomes one aligned
+    C-contiguous float32 copy with the same values."""
+    x = np.linspace(-3, 3, 1000, dtype=np.float32)
+    assert native.float32_input(x) is x
+    ro = x.copy()
+    ro.flags.writeable = False
+    assert native.float32_input(ro) is ro
+    raw = np.zeros(4 * 1000 + 1, np.uint8)
+    misaligned = raw[1:].view(np.float32)
+    misaligned[:] = x
+    for other in (x[::2], x.reshape(20, 50).T, x.astype(">f4"), x.astype(np.float64),
+                  misaligned, x.tolist()):
+        got = native.float32_input(other)
+        assert got is not other and got.dtype == np.float32 and got.flags.c_contiguous
+        assert got.flags.aligned and np.array_equal(got, np.asarray(other, np.float32))
