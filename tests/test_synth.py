@@ -226,7 +226,7 @@ def test_cli_synth_prints_kernel_and_source(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv", [
-    ["synth", "exp", "--format", "float32"],
+    ["synth", "tanh", "--format", "float32"],
     ["synth", "exp", "--max-ulp", "1", "--max-error", "0.99"],
     ["synth", "exp", "--max-error", "0.2"],
     ["synth", "exp", "--max-error", "nan"],

@@ -60,7 +60,21 @@ def _check(args: argparse.Namespace) -> None:
     check_name("function", args.func, list(FUNCTIONS))
     check_name("--format", args.format, list(FORMATS))
     check_name("--rounding", args.rounding, list(ROUNDING_MODES), noun="rounding mode")
-    if not get_format(args.format).exhaustive:
+    if args.format == "float32":
+        if args.func != "exp":
+            raise UsageError("float32 synthesis (float64 evaluation, proven on all 2^32 "
+                             "inputs) exists for exp only; 16-bit and 8-bit formats take every "
+                             "function")
+        given = [o for o, v in (("--max-ulp", args.max_ulp), ("--max-error", args.max_error),
+                                ("--max-ops", args.max_ops), ("--pareto", args.pareto),
+                                ("--register", args.register), ("--out", args.out),
+                                ("--table-entries", args.table_entries)) if v]
+        if given or args.profile != "fma" or args.rounding != "nearest-even" or (
+                (args.emit or args.lang) not in (None, "c")):
+            raise UsageError("synth exp --format float32 takes --emit c [-o PATH], --json "
+                             "and --quiet only (correctly rounded, nearest-even, float64 "
+                             f"evaluation){': not ' + ', '.join(given) if given else ''}")
+    elif not get_format(args.format).exhaustive:
         raise UsageError(f"synth needs a format whose inputs can all be checked (16 bits or "
                          f"fewer); {args.format} has 2^32")
     if args.max_ulp is not None and args.max_error is not None:
@@ -98,6 +112,8 @@ def cmd_synth(args: argparse.Namespace) -> int:
         if path:
             check_writable(path)
     quiet = args.quiet
+    if args.format == "float32":
+        return _float32(args)
     from rich.progress import TextColumn, TimeElapsedColumn
 
     from ulplab.progress import progress_bar
@@ -152,6 +168,43 @@ def cmd_synth(args: argparse.Namespace) -> int:
         print(f"registered as method {method_name(r)} of {r.function} ({path})")
     if args.json:
         write_json(args.json, json_ready(result_document(result)))
+    return 0
+
+
+def _float32(args: argparse.Namespace) -> int:
+    """``synth exp --format float32``: the lowest polynomial degree whose float64-evaluated
+    kernel matches det on all 2^32 inputs (``ulplab.synth.float32``)."""
+    from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
+
+    from ulplab.export.native import best_variant, cpu_model
+    from ulplab.files import write_json, write_text
+    from ulplab.progress import progress_bar
+    from ulplab.synth import float32
+
+    with progress_bar(not args.quiet, (TextColumn("synth: {task.description}"), BarColumn(),
+                                       TimeElapsedColumn())) as bar:
+        task = bar.add_task("exp float32", total=1)
+        res = float32.synthesize_exp(progress=lambda m: bar.update(task, description=m))
+    for rec in res["tried"]:
+        print(f"exp for float32 (float64 evaluation), P of degree {rec['degree']}: "
+              f"{rec['mismatches']} mismatches with det on {rec['inputs_checked']} inputs "
+              f"({rec['seconds']} s)" + (f", e.g. {', '.join(rec['examples'][:3])}"
+                                          if rec["mismatches"] else ""))
+    if res["degree"] is None:
+        raise UsageError("synth exp --format float32: no degree tried is right on every "
+                         "input; nothing written")
+    res["machine"] = {"cpu": cpu_model(), "variant": best_variant()}
+    res["command"] = "ulplab synth exp --format float32" + (
+        f" --emit c -o {args.output}" if (args.emit or args.lang) and args.output else "") + (
+        f" --json {args.json}" if args.json else "")
+    code = float32.exp_source(res["degree"])
+    if args.emit or args.lang:
+        if args.output:
+            write_text(args.output, code)
+        else:
+            print(code)
+    if args.json:
+        write_json(args.json, res)
     return 0
 
 
