@@ -166,6 +166,8 @@ def main() -> None:
                     help="also time 2^11..2^20 elements on 1 and T threads")
     ap.add_argument("--overhead", action="store_true",
                     help="only: where a one-thread call's time goes, 2^12..2^24 elements")
+    ap.add_argument("--bfloat16-only", action="store_true",
+                    help="only: det.gelu against F.gelu on a bfloat16 tensor (all threads)")
     args = ap.parse_args()
     funcs = args.funcs.split(",")
     if (not funcs or not set(funcs) <= set(GLIBC) or args.n < 1 or args.runs < 1
@@ -188,6 +190,16 @@ def main() -> None:
 
             write_json(args.json, {"machine": machine(), "peer_simd": peer_simd(),
                                    "runs": args.runs, "overhead": rows})
+            print(f"figures written to {args.json}")
+        return
+    if args.bfloat16_only:
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        row = bfloat16_torch(args.n, args.runs, args.threads)
+        if args.json:
+            from ulplab.files import write_json
+
+            write_json(args.json, {"machine": machine(), "runs": args.runs,
+                                   "bfloat16_gelu": row})
             print(f"figures written to {args.json}")
         return
     # torch's OpenMP threads otherwise spin for milliseconds after each op, holding the cores
