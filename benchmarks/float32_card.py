@@ -22,29 +22,14 @@ kernels' own 2^32 proofs (``benchmarks/results/float32/det-float32/``), and samp
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
-import sys
-import time
-from datetime import UTC, datetime
 from pathlib import Path
+
+import float32_peers
 
 RESULTS = Path(__file__).resolve().parent / "results" / "float32" / "card"
 CHEAP = "numpy,libm,torch-f32"
 """The backends swept exhaustively: each computes a float32 result per input at 10^7 inputs/s
 or more on one core (the frameworks that start a graph or a session per call are sampled)."""
-
-
-def _commit() -> str:
-    """The git commit of the code that ran."""
-    out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                         text=True, check=False, cwd=Path(__file__).resolve().parent)
-    return out.stdout.strip() or "unknown"
-
-
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _torch_capability() -> str | None:
@@ -56,42 +41,18 @@ def _torch_capability() -> str | None:
     return str(torch.backends.cpu.get_cpu_capability())
 
 
-def run(functions: list[str], backends: str, checkpoints: Path) -> None:
+def _circumstances() -> dict[str, object]:
+    """What a card record adds to the run: the machine, the versions, PyTorch's dispatch."""
     from ulplab.peers.machine import backend_versions, machine
 
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    checkpoints.mkdir(parents=True, exist_ok=True)
-    for func in functions:
-        target = RESULTS / f"{func}.json"
-        if target.exists():
-            print(f"{func}: {target} exists, skipped", flush=True)
-            continue
-        time.sleep(20)  # let the previous sweep's share of the load average decay
-        load = os.getloadavg()[0]
-        workers = 2 if load < 2 else 1
-        start, t0 = _now(), time.perf_counter()
-        print(f"{start} {func}: {workers} worker(s), load average {load:.2f}", flush=True)
-        tmp = checkpoints / f"{func}.json"
-        cmd = ["nice", "-n", "10", sys.executable, "-m", "ulplab", "peers", func, "--format",
-               "float32", "--exhaustive", "--backends", backends, "--workers", str(workers),
-               "--checkpoint", str(checkpoints / f"{func}.ckpt"), "--json", str(tmp), "--quiet"]
-        done = subprocess.run(cmd, check=False)
-        if done.returncode != 0:
-            print(f"{func}: exit {done.returncode}; no result written", flush=True)
-            continue
-        result = json.loads(tmp.read_text())
-        versions = backend_versions()
-        result["run"] = {"command": "ulplab " + " ".join(cmd[6:]).replace(str(tmp), "FILE"),
-                         "workers": workers, "load_average_at_start": round(load, 2),
-                         "load_average_at_end": round(os.getloadavg()[0], 2),
-                         "started": start, "finished": _now(),
-                         "wall_seconds": round(time.perf_counter() - t0, 1),
-                         "commit": _commit(), "machine": machine(),
-                         "versions": {k: versions.get(k) for k in ("numpy", "torch", "ulplab")},
-                         "torch_cpu_capability": _torch_capability()}
-        target.write_text(json.dumps(result, indent=1) + "\n")
-        tmp.unlink()
-        print(f"{_now()} {func}: {result['seconds']:.0f} s, wrote {target}", flush=True)
+    versions = backend_versions()
+    return {"machine": machine(),
+            "versions": {k: versions.get(k) for k in ("numpy", "torch", "ulplab")},
+            "torch_cpu_capability": _torch_capability()}
+
+
+def run(functions: list[str], backends: str, checkpoints: Path) -> None:
+    float32_peers.run(functions, backends, checkpoints, results=RESULTS, extra=_circumstances)
 
 
 def main() -> None:

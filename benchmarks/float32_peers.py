@@ -23,6 +23,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -44,11 +45,14 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def run(functions: list[str], backends: str, checkpoints: Path) -> None:
-    RESULTS.mkdir(parents=True, exist_ok=True)
+def run(functions: list[str], backends: str, checkpoints: Path, results: Path = RESULTS,
+        extra: Callable[[], dict[str, Any]] | None = None) -> None:
+    """One exhaustive ``ulplab peers`` sweep per function into ``results/FUNC.json`` (see the
+    module docstring), the run's circumstances under ``"run"``, plus ``extra()``'s fields."""
+    results.mkdir(parents=True, exist_ok=True)
     checkpoints.mkdir(parents=True, exist_ok=True)
     for func in functions:
-        target = RESULTS / f"{func}.json"
+        target = results / f"{func}.json"
         if target.exists():
             print(f"{func}: {target} exists, skipped", flush=True)
             continue
@@ -66,13 +70,13 @@ def run(functions: list[str], backends: str, checkpoints: Path) -> None:
             print(f"{func}: exit {done.returncode}; no result written", flush=True)
             continue
         result = json.loads(tmp.read_text())
-        result["run"] = {"command": " ".join(cmd[3:]), "workers": workers,
-                         "load_average_at_start": round(load, 2),
+        result["run"] = {"command": "ulplab " + " ".join(cmd[6:]).replace(str(tmp), "FILE"),
+                         "workers": workers, "load_average_at_start": round(load, 2),
                          "load_average_at_end": round(os.getloadavg()[0], 2),
                          "cores": os.cpu_count(),
                          "started": start, "finished": _now(),
                          "wall_seconds": round(time.perf_counter() - t0, 1),
-                         "commit": _commit()}
+                         "commit": _commit(), **(extra() if extra else {})}
         target.write_text(json.dumps(result, indent=1) + "\n")
         tmp.unlink()
         print(f"{_now()} {func}: {result['seconds']:.0f} s, wrote {target}", flush=True)
