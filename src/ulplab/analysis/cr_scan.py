@@ -42,10 +42,8 @@ def kernel_info(func: str) -> dict:
 
 def flag_kernel(func: str) -> Callable[[np.ndarray], np.ndarray]:
     """The compiled flag variant of ``func``'s kernel (float32 array in, float32 out)."""
-    import ctypes
-
     from ulplab.export.emit_c import emit_c
-    from ulplab.export.native import build_source
+    from ulplab.export.native import array_function, build_source
     from ulplab.export.trace import trace
     from ulplab.kernels.core import rounding
 
@@ -61,17 +59,7 @@ def flag_kernel(func: str) -> Callable[[np.ndarray], np.ndarray]:
     name = f"ulplab_{func}_flag"
     src = emit_c(trace(flagged), name, f"{func}: flag variant (ulplab.analysis.cr_scan)",
                  dialect="c")
-    fn = getattr(ctypes.CDLL(str(build_source(f"{func}_flag", src))), name)
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
-    fn.restype = None
-
-    def run(x: np.ndarray) -> np.ndarray:
-        xs = np.ascontiguousarray(x, dtype=np.float32)
-        out = np.empty_like(xs)
-        fn(xs.ctypes.data, out.ctypes.data, xs.size)
-        return out
-
-    return run
+    return array_function(build_source(f"{func}_flag", src), name)
 
 
 def undecided_inputs(func: str, start: int = 0, stop: int = 1 << 32, chunk_bits: int = 24,

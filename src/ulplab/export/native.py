@@ -304,18 +304,34 @@ def _build_dir() -> Path:
     return _PRIVATE_DIR[0]
 
 
-def _function(path: Path, symbol: str) -> Callable[..., None]:
+def buffer_function(path: Path, symbol: str) -> Callable[..., None]:
+    """``symbol`` of the library at ``path``, a ``void f(const float *x, float *y, long n)``,
+    callable with two buffer addresses and a count."""
     fn = getattr(ctypes.CDLL(str(path)), symbol)
     fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
     fn.restype = None
     return fn
 
 
+def array_function(path: Path, symbol: str) -> Callable[[np.ndarray], np.ndarray]:
+    """``buffer_function`` as a float32 array function (one thread; x copied to a contiguous
+    float32 array where it is not one), for the libraries built beside the det kernels."""
+    fn = buffer_function(path, symbol)
+
+    def run(x: np.ndarray) -> np.ndarray:
+        xs = np.ascontiguousarray(x, dtype=np.float32)
+        out = np.empty_like(xs)
+        fn(xs.ctypes.data, out.ctypes.data, xs.size)
+        return out
+
+    return run
+
+
 @cache
 def _entry(func: str, variant: str, rounding: str = "float32") -> Callable[..., None]:
     from ulplab.export.source import c_name
 
-    return _function(build(func, variant, rounding), c_name(func, rounding))
+    return buffer_function(build(func, variant, rounding), c_name(func, rounding))
 
 
 CHUNK = 2048
@@ -547,7 +563,7 @@ def _traced(name: str, make_kernel: Callable[[], Callable[[np.ndarray], np.ndarr
 
         return emit_c(trace(make_kernel()), name, head(), dialect="c")
 
-    return _function(library(name[7:], variant, source), name)
+    return buffer_function(library(name[7:], variant, source), name)
 
 
 def _address(fn: Callable[..., None] | None) -> int | None:
@@ -596,7 +612,7 @@ def _fast64(func: str, variant: str) -> Callable[..., None]:
     ``FAST64_FLAGS``."""
     from ulplab.export import fast64
 
-    return _function(library(f"{func}_fast64", variant, lambda: fast64.source(func),
+    return buffer_function(library(f"{func}_fast64", variant, lambda: fast64.source(func),
                              extra_flags=FAST64_FLAGS.get(variant, ())),
                      fast64.symbol(func))
 
@@ -786,7 +802,8 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
 
 
 __all__ = ["CHUNK", "FAST64_FLAGS", "FIRST_PASSES", "MIN_PER_THREAD", "MIN_PER_THREAD_LOOKUP",
-           "THREADS_ENV", "VARIANTS", "best_variant", "build", "build_source", "check_first_pass",
+           "THREADS_ENV", "VARIANTS", "array_function", "best_variant", "buffer_function", "build",
+           "build_source", "check_first_pass",
            "check_threads", "cpu_count", "env_threads",
            "float32_input", "float32_output", "kernel", "lookup", "resolve_threads",
            "run_sliced", "runnable_variants", "slice_bounds"]

@@ -30,7 +30,7 @@ addition 2^-53: about 2^-53 in all for degree 4, so only an input whose exact e^
 
 from __future__ import annotations
 
-import ctypes
+import functools
 import time
 from collections.abc import Callable
 from typing import Any
@@ -43,6 +43,7 @@ LOW, HIGH = -104.0, 89.0
 """The clamp of x (see the module docstring)."""
 
 
+@functools.cache
 def _constants(degree: int) -> dict[str, Any]:
     """P's coefficients, L1, L2 and the double-double table, from mpmath (200 bits)."""
     import mpmath as mp
@@ -111,20 +112,10 @@ void ulplab_exp_f64(const float *restrict x, float *restrict y, long n) {{
 
 def kernel(degree: int) -> Callable[[np.ndarray], np.ndarray]:
     """The compiled kernel (float32 array in, float32 array out), built for this CPU."""
-    from ulplab.export.native import build_source
+    from ulplab.export.native import array_function, build_source
 
-    lib = ctypes.CDLL(str(build_source(f"exp_f64_d{degree}", exp_source(degree))))
-    fn = lib.ulplab_exp_f64
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
-    fn.restype = None
-
-    def run(x: np.ndarray) -> np.ndarray:
-        xs = np.ascontiguousarray(x, dtype=np.float32)
-        out = np.empty_like(xs)
-        fn(xs.ctypes.data, out.ctypes.data, xs.size)
-        return out
-
-    return run
+    return array_function(build_source(f"exp_f64_d{degree}", exp_source(degree)),
+                          "ulplab_exp_f64")
 
 
 def prove(degree: int, chunk: int = 1 << 24, start: int = 0, stop: int = 1 << 32,
