@@ -17,7 +17,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ulplab.synth.cost import PROFILES, Profile, op_counts, total, weighted
+from ulplab.synth.cost import (
+    PROFILES,
+    Profile,
+    kind_counts,
+    op_counts,
+    op_kind,
+    total,
+    weighted,
+)
 from ulplab.synth.search import Result, problem, synthesize
 
 __all__ = ["PROFILES", "Profile", "Result", "kind_counts", "listing", "op_counts", "op_kind",
@@ -55,44 +63,6 @@ def source(recipe: Any, lang: str) -> str:
     if recipe.function.isidentifier():  # the module defines FUNC(x) too
         text = text.rstrip("\n") + f"\n{recipe.function} = _kernel\n"
     return text
-
-
-_KIND = {"add": "add", "subtract": "sub", "multiply": "mul", "square": "mul", "fma": "fma",
-         "divide": "div", "true_divide": "div", "reciprocal": "div", "sqrt": "sqrt",
-         "minimum": "min", "maximum": "max", "fmin": "min", "fmax": "max", "where": "select",
-         "absolute": "abs", "fabs": "abs", "negative": "neg", "copysign": "copysign",
-         "floor": "round", "rint": "round", "ceil": "round", "trunc": "round",
-         "convert": "cvt", "take": "load", "bitwise_and": "and", "bitwise_or": "or",
-         "bitwise_xor": "xor", "invert": "not", "left_shift": "shl", "right_shift": "shr",
-         "logical_and": "and", "logical_or": "or", "logical_not": "not"}
-_CMP = {"greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "isnan",
-        "isinf", "isfinite", "signbit"}
-
-
-def op_kind(op: str, dtype: str) -> str:
-    """The first word of a listing line: the operation's kind (``cmp`` for every compare,
-    ``iadd``/``isub`` for integer arithmetic, ``cvt`` for a float <-> integer conversion inside
-    the kernel, ``load`` for a table read)."""
-    if op in _CMP:
-        return "cmp"
-    if op in ("add", "subtract") and dtype != "<f4":
-        return "iadd" if op == "add" else "isub"
-    return _KIND.get(op, op)
-
-
-def kind_counts(recipe: Any) -> dict[str, int]:
-    """Operations per element by the listing's kinds (the first words of ``listing``), table
-    reads as ``load``; their sum without ``load`` is ``total(op_counts(recipe))``."""
-    from ulplab.export.trace import trace
-    from ulplab.methods.synthesized import kernel
-
-    out: dict[str, int] = {}
-    for n in trace(kernel(recipe)).nodes:
-        if n.op in ("input", "full", "bitcast"):
-            continue
-        k = op_kind(n.op, n.dtype)
-        out[k] = out.get(k, 0) + 1
-    return dict(sorted(out.items()))
 
 
 def listing(recipe: Any, graph: Any = None) -> str:

@@ -19,16 +19,21 @@ from ulplab.methods.synthesized import Recipe, kernel
 KINDS = ("mul", "add", "fma", "div", "sqrt", "cmp", "select", "minmax", "sign", "round",
          "convert", "int", "bit", "lookup")
 
-_FLOAT = {"add": "add", "subtract": "add", "multiply": "mul", "square": "mul", "divide": "div",
-          "true_divide": "div", "reciprocal": "div", "sqrt": "sqrt", "fma": "fma",
-          "floor": "round", "rint": "round", "ceil": "round", "trunc": "round",
-          "absolute": "sign", "fabs": "sign", "negative": "sign", "copysign": "sign",
-          "minimum": "minmax", "maximum": "minmax", "fmin": "minmax", "fmax": "minmax",
-          "where": "select", "convert": "convert", "take": "lookup"}
+_KIND = {"add": "add", "subtract": "sub", "multiply": "mul", "square": "mul", "fma": "fma",
+         "divide": "div", "true_divide": "div", "reciprocal": "div", "sqrt": "sqrt",
+         "minimum": "min", "maximum": "max", "fmin": "min", "fmax": "max", "where": "select",
+         "absolute": "abs", "fabs": "abs", "negative": "neg", "copysign": "copysign",
+         "floor": "round", "rint": "round", "ceil": "round", "trunc": "round",
+         "convert": "cvt", "take": "load", "bitwise_and": "and", "bitwise_or": "or",
+         "bitwise_xor": "xor", "invert": "not", "left_shift": "shl", "right_shift": "shr",
+         "logical_and": "and", "logical_or": "or", "logical_not": "not"}
 _CMP = {"greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "isnan",
         "isinf", "isfinite", "signbit"}
-_BIT = {"bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift",
-        "logical_and", "logical_or", "logical_not"}
+_COARSE = {"sub": "add", "min": "minmax", "max": "minmax", "abs": "sign", "neg": "sign",
+           "copysign": "sign", "cvt": "convert", "iadd": "int", "isub": "int", "and": "bit",
+           "or": "bit", "xor": "bit", "not": "bit", "shl": "bit", "shr": "bit",
+           "load": "lookup"}
+"""The cost model's kind (``KINDS``) of each listing kind that is not one itself."""
 _FREE = {"input", "full", "bitcast"}
 
 
@@ -58,23 +63,37 @@ PROFILES: dict[str, Profile] = {
 
 def op_counts(recipe: Recipe) -> dict[str, int]:
     """Operations per element of the recipe's kernel by kind (see the module docstring)."""
+
+    out: dict[str, int] = {}
+    for kind, count in kind_counts(recipe).items():
+        coarse = _COARSE.get(kind, kind)
+        out[coarse] = out.get(coarse, 0) + count
+    return {k: out[k] for k in [*KINDS, *sorted(set(out) - set(KINDS))] if k in out}
+
+
+def op_kind(op: str, dtype: str) -> str:
+    """The fine kind of one traced operation, the first word of a listing line (``cmp`` for
+    every compare, ``iadd``/``isub`` for integer arithmetic, ``cvt`` for a float <-> integer
+    conversion inside the kernel, ``load`` for a table read)."""
+    if op in _CMP:
+        return "cmp"
+    if op in ("add", "subtract") and dtype != "<f4":
+        return "iadd" if op == "add" else "isub"
+    return _KIND.get(op, op)
+
+
+def kind_counts(recipe: Recipe) -> dict[str, int]:
+    """Operations per element by the listing's fine kinds, table reads as ``load``; ``op_counts``
+    groups them into the cost model's kinds."""
     from ulplab.export.trace import trace
 
-    graph = trace(kernel(recipe))
     out: dict[str, int] = {}
-    for n in graph.nodes:
+    for n in trace(kernel(recipe)).nodes:
         if n.op in _FREE:
             continue
-        if n.op in _CMP:
-            kind = "cmp"
-        elif n.op in _BIT:
-            kind = "bit"
-        elif n.op in ("add", "subtract") and n.dtype != "<f4":
-            kind = "int"
-        else:
-            kind = _FLOAT.get(n.op, n.op)
-        out[kind] = out.get(kind, 0) + 1
-    return {k: out[k] for k in [*KINDS, *sorted(set(out) - set(KINDS))] if k in out}
+        k = op_kind(n.op, n.dtype)
+        out[k] = out.get(k, 0) + 1
+    return dict(sorted(out.items()))
 
 
 def weighted(ops: dict[str, int], profile: Profile) -> float:

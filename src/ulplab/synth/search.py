@@ -500,7 +500,7 @@ def _log_scale(p: Problem) -> str:
 def candidates(p: Problem, profile: Profile, max_degree: int = 4) -> Iterator[Candidate]:
     for template, variable in STRUCTURES.get(p.function, DEFAULT_STRUCTURES):
         if template == "exp_table":
-            for steps, d in tabled.candidates(p):
+            for steps, d in tabled.candidates():
                 yield Candidate(p.function, template, variable, d, steps)
             continue
         if template == "log_table":

@@ -99,7 +99,8 @@ def probe(p: Any, steps: int, degree: int, tails: list[Tail], profile: Profile
     return recipe(p, steps, ["0x1p+0"] * (degree + 1), ["0x1p+0"] * k, clamp, profile)
 
 
-def candidates(p: Any, max_degree: int = 7) -> Iterator[tuple[int, int]]:
+def candidates(max_degree: int = 7) -> Iterator[tuple[int, int]]:
+    """(N, Q's degree) pairs, every step count with every degree."""
     for steps in STEPS:
         for degree in range(1, max_degree + 1):
             yield steps, degree
@@ -165,6 +166,8 @@ def fit(p: Any, steps: int, degree: int, tails: list[Tail], profile: Profile,
         with np.errstate(all="ignore"):
             qlo, qhi = lo_v / scale, hi_v / scale
         qfit = fit_piece(r64[usable], qlo[usable], qhi[usable], degree, shrink[usable])
+        # a margin below -1: some row's value lies outside its interval by more than the
+        # interval's own width even before the table is tuned; such a Q is not worth tuning for
         if not np.isfinite(qfit.margin) or qfit.margin < -1:
             return None
         coeffs = [hex32(v) for v in qfit.coefficients]
