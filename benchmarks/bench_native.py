@@ -198,7 +198,7 @@ def main() -> None:
         if args.json:
             from ulplab.files import write_json
 
-            write_json(args.json, {"machine": machine(), "runs": args.runs,
+            write_json(args.json, {"machine": machine(), "n": args.n, "runs": args.runs,
                                    "bfloat16_gelu": row})
             print(f"figures written to {args.json}")
         return

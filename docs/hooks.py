@@ -366,12 +366,27 @@ NATIVE_COLUMNS = (("odd", "odd, 1 thread"), ("det", "det, 1 thread"),
                   ("torch_T", "torch, T threads"))
 
 
+def _bfloat16_gelu(d: dict) -> str:
+    """The sentence of a ``bench_native.py`` run's bfloat16 row (det.gelu against F.gelu)."""
+    g = d["bfloat16_gelu"]
+    return (f"bfloat16 `det.gelu` against `torch.nn.functional.gelu` on the same "
+            f"{d['n']:,}-element PyTorch CPU tensor, {g['torch_threads']} torch threads: "
+            f"{g['det_gelu_s'] * 1e3:.1f} ms against {g['torch_gelu_s'] * 1e3:.1f} ms "
+            f"(ratio {g['ratio']:.2f}).")
+
+
 def gen_native_speed() -> str:
     """Every ``bench_native.py`` run kept in ``benchmarks/results/native``: Melem/s per column,
     the det/torch ratio and the scaling from 1 to T threads, with the machine of each run."""
     parts = []
     for path in sorted((RESULTS / "native").glob("*.json")):
         d = json.loads(path.read_text())
+        if isinstance(d, dict) and "functions" not in d and d.get("bfloat16_gelu"):
+            cmd = (f"python benchmarks/bench_native.py --bfloat16-only --runs {d.get('runs')} "
+                   f"--json {_rel(path)}")
+            parts += [f"### {path.stem}", "", _source(path, cmd, _machine(d.get("machine"))),
+                      "", _bfloat16_gelu(d), ""]
+            continue
         if not isinstance(d, dict) or "functions" not in d:  # another script's record
             continue
         t = d.get("threads", "T")
@@ -395,12 +410,8 @@ def gen_native_speed() -> str:
                   f"on {t} threads; scaling: 1-thread time over {t}-thread time.", "",
                   _table(["function", *[c[1] for c in cols], f"det/torch time ({t} threads)",
                           "det scaling", "torch scaling"], rows, "l" + "r" * (len(cols) + 3))]
-        g = d.get("bfloat16_gelu")
-        if g:
-            parts += ["", f"bfloat16 `det.gelu` against `torch.nn.functional.gelu` on the same "
-                      f"{d['n']:,}-element PyTorch CPU tensor, {g['torch_threads']} torch "
-                      f"threads: {g['det_gelu_s'] * 1e3:.1f} ms against "
-                      f"{g['torch_gelu_s'] * 1e3:.1f} ms (ratio {g['ratio']:.2f})."]
+        if d.get("bfloat16_gelu"):
+            parts += ["", _bfloat16_gelu(d)]
         th = d.get("threshold")
         if th:
             trows = [[f"{r['n']:,}", *[f"{r[k] * 1e6:.1f}" for k in
@@ -735,12 +746,8 @@ def gen_native_ratios(name: str) -> str:
            "faster).", "",
            _table(["function", "det", "glibc", "numpy", "det/glibc time", "det/numpy time"],
                   rows, "lrrrrr")]
-    g = d.get("bfloat16_gelu")
-    if g:
-        out += ["", f"bfloat16 `det.gelu` against `torch.nn.functional.gelu` on the same "
-                f"{d['n']:,}-element PyTorch CPU tensor, {g['torch_threads']} torch threads: "
-                f"{g['det_gelu_s'] * 1e3:.1f} ms against {g['torch_gelu_s'] * 1e3:.1f} ms "
-                f"(ratio {g['ratio']:.2f})."]
+    if d.get("bfloat16_gelu"):
+        out += ["", _bfloat16_gelu(d)]
     return "\n".join(out)
 
 
