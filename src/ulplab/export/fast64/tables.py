@@ -124,6 +124,29 @@ def log_tables() -> str:
     return c_array("ul_log_invc", invc) + c_array("ul_log_logc", logc)
 
 
+def piecewise_table(name: str, text: str, pieces: int, degree: int) -> str:
+    """The C array ``name`` of a piecewise polynomial's coefficients: ``text`` holds them as hex
+    floats separated by white space, piece after piece, each piece's ``degree`` + 1 low to
+    high (``benchmarks/fit_fast64.py`` prints them so); a ``ValueError`` if the count is not
+    ``pieces`` (degree + 1)."""
+    values = [float.fromhex(v) for v in text.split()]
+    if len(values) != pieces * (degree + 1):
+        raise ValueError(f"{name}: {len(values)} coefficients, not {pieces} x {degree + 1}")
+    return c_array(name, values)
+
+
+def piecewise_horner(table: str, index: str, var: str, degree: int) -> str:
+    """C for piece ``index``'s polynomial in ``var`` (coefficients ``table[index * (degree +
+    1) + j]``, low to high: one gather each) in Horner's scheme through ``UL_FMA``."""
+    def c(j: int) -> str:
+        return f"{table}[{index} * {degree + 1} + {j}]"
+
+    text = c(degree)
+    for j in reversed(range(degree)):
+        text = f"UL_FMA({var}, {text}, {c(j)})"
+    return text
+
+
 __all__ = [
     "EXP_TABLE_BITS",
     "LOG_INVC_BITS",
@@ -135,4 +158,6 @@ __all__ = [
     "ln2_split",
     "log_subinterval",
     "log_tables",
+    "piecewise_horner",
+    "piecewise_table",
 ]
