@@ -5,13 +5,14 @@ measure their approximation error.
     python benchmarks/fit_fast64.py gelu|erf [--check-points 2000]
 
 Each piece k covers [c - h, c + h], c = k w, h = w/2 (piece 0: [0, h], the inputs are
-nonnegative), and holds the degree-8 polynomial in t = u - c that interpolates the function at
-the 9 Chebyshev nodes of the piece, solved in mpmath at 160 bits; its coefficients (low to high)
-are then rounded to the nearest float64 once. Functions:
-* gelu: R(u) = erfc(u/sqrt2) exp(u^2/2), w = 1/8, pieces k = 0..115 (u in [0, 14.4375]);
-* erf: erf(u), w = 1/16, pieces k = 0..63 (u in [0, 3.96875]); piece 0 interpolates erf(u)/u
-  by a degree-7 polynomial g and holds u g(u) (constant coefficient 0: erf keeps its relative
-  accuracy as u goes to 0).
+nonnegative), and holds the polynomial of degree d in t = u - c that interpolates the function
+at the d + 1 Chebyshev nodes of the piece, solved in mpmath at 160 bits; its coefficients (low
+to high) are then rounded to the nearest float64 once. Functions (``SETUP``):
+* gelu: R(u) = erfc(u/sqrt2) exp(u^2/2), w = 1/32, d = 6, pieces k = 0..460 (u in
+  [0, 14.390625]);
+* erf: erf(u), w = 1/128, d = 5, pieces k = 0..502 (u in [0, 3.92578125]); piece 0
+  interpolates erf(u)/u by a polynomial g of degree 4 and holds u g(u) (constant coefficient 0:
+  erf keeps its relative accuracy as u goes to 0).
 The check evaluates each piece's polynomial, with the float64 coefficients, exactly (mpmath at
 160 bits) at ``--check-points`` + 1 equally spaced points of the piece and prints the largest
 relative error against the function (mpmath at 160 bits), as a power of 2, per piece and overall.
@@ -27,7 +28,7 @@ import mpmath
 PREC = 160
 SETUP = {  # func: (piece width, number of pieces, degree)
     "gelu": (mpmath.mpf(1) / 32, 461, 6),
-    "erf": (mpmath.mpf(1) / 16, 64, 8),
+    "erf": (mpmath.mpf(1) / 128, 503, 5),
 }
 
 

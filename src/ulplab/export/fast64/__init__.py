@@ -37,7 +37,7 @@ from types import ModuleType
 
 from ulplab.errors import UsageError
 
-FUNCTIONS = ("exp", "log", "tanh", "sin", "cos", "sigmoid", "silu", "softplus", "gelu")
+FUNCTIONS = ("exp", "log", "tanh", "sin", "cos", "sigmoid", "silu", "softplus", "gelu", "erf")
 """The kernels with a float64 first pass, each a module of this package."""
 
 COMMON = r"""

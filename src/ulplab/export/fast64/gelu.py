@@ -43,6 +43,9 @@ from ulplab.export.fast64.tables import exp_table, piecewise_horner, piecewise_t
 ERR = 32
 """The rounding test's bound, in units in the last place of the float64 result."""
 
+WIDTH = 1 / 32
+"""The width of each piece of the table."""
+
 PIECES = 461
 DEGREE = 6
 COEFFICIENTS = """
