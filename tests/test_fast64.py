@@ -274,3 +274,72 @@ def test_the_registry_generator_reads_only_full_sweeps(tmp_path):
     assert fast64_proofs("log", record) == {}
     with pytest.raises(UsageError, match="cannot read"):
         fast64_proofs("exp", tmp_path / "missing.json")
+
+
+TANH_SEAMS = {  # x: where tanh's float64 pass changes regime
+    9.25: "the clamp (CLAMP = 0x41140000)",
+    9.011: "tanh rounds to 1 above 9.0109",
+    1 / 256: "k = 0 -> 1 (the table's first step; the bound's worst case: k = 1, h = -1/256)",
+    4 + 1 / 256: "k = 512 -> 513",
+    9.25 - 1 / 256: "k = 1183 -> 1184, the table's last entry",
+    2.0**-27: "below it t = rho = |x| exactly",
+    2.0**-12: "tanh(x) rounds to x below about 2^-11.7",
+}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_tanh_every_input_at_the_seams(variant):
+    """2^16 consecutive float32 on each side of every seam of tanh's float64 pass, both signs:
+    what the pass keeps is the entry point's result and it keeps most of them, and the runner
+    gives the entry point's bits; at 2^-126 every input below (zero and the subnormals) is
+    flagged and the normal ones above are kept but near midpoints."""
+    runnable(variant)
+    steps = np.arange(-(1 << 16), 1 << 16)
+    for value, where in TANH_SEAMS.items():
+        base = f32(value, -value).view(np.uint32).astype(np.int64)
+        x = (base[:, None] + steps).ravel().astype(np.uint32).view(np.float32)
+        got = float64_pass("tanh", variant, x)
+        want = one_pass("tanh", x)
+        kept = (got.view(np.uint32) & np.uint32(0x7FFFFFFF)) != FLAG_NAN
+        assert kept.mean() > 0.999, (where, kept.mean())
+        assert np.array_equal(got.view(np.uint32)[kept], want.view(np.uint32)[kept]), \
+            (where, show(x[kept], got[kept], want[kept]))
+        full = native.kernel("tanh", variant)(x, threads=1)
+        assert np.array_equal(full.view(np.uint32), want.view(np.uint32)), \
+            (where, show(x, full, want))
+    x = (np.int64(0x00800000) + steps).astype(np.uint32).view(np.float32)  # 2^-126
+    x = np.concatenate([x, -x])
+    flagged = (float64_pass("tanh", variant, x).view(np.uint32)
+               & np.uint32(0x7FFFFFFF)) == FLAG_NAN
+    below = np.abs(x) < np.float32(2.0**-126)
+    assert np.all(flagged[below])
+    assert np.count_nonzero(flagged[~below]) < 1e-3 * np.count_nonzero(~below)
+
+
+def test_tanh_table_is_the_nearest_float64():
+    """ul_tanh_tab[k] = tanh(k/128) within half an ulp, k = 0..1184; the last index is
+    128 times the clamp, so every clamped input reads inside the table."""
+    from ulplab.export.fast64 import tanh
+
+    text = tanh.tables()
+    body = text[text.index("{") + 1:text.index("}")]
+    values = [float.fromhex(v) for v in body.replace("\n", " ").split(",")]
+    clamp = float(np.uint32(tanh.CLAMP).view(np.float32))
+    assert clamp == 9.25 and len(values) == tanh.LAST + 1 == round(clamp * tanh.STEPS) + 1
+    assert values[0] == 0.0
+    with mpmath.workprec(200):
+        for k in (1, 2, 127, 128, 600, 1183, 1184):
+            exact = mpmath.tanh(mpmath.mpf(k) / tanh.STEPS)
+            half_ulp = mpmath.mpf(2) ** (mpmath.floor(mpmath.log(exact, 2)) - 53)
+            assert abs(mpmath.mpf(values[k]) - exact) <= half_ulp, k
+
+
+def test_tanh_error_bound_leaves_the_rounding_test_a_margin():
+    """The error analysis of tanh's float64 pass (its module docstring: below 2^-49.7 at
+    k = 1, h = -2^-8) evaluated again: ERR covers the bound, in units in the last place of
+    the float64 result, three times."""
+    from ulplab.export.fast64 import tanh
+
+    bound, k, h = tanh.relative_error_bound()
+    assert bound < 2.0**-49.7 and (k, h) == (1, -2.0**-8)
+    assert 3 * bound * 2.0**53 < tanh.ERR
