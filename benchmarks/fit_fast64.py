@@ -8,11 +8,11 @@ Each piece k covers [c - h, c + h], c = k w, h = w/2 (piece 0: [0, h], the input
 nonnegative), and holds the polynomial of degree d in t = u - c that interpolates the function
 at the d + 1 Chebyshev nodes of the piece, solved in mpmath at 160 bits; its coefficients (low
 to high) are then rounded to the nearest float64 once. Functions (``SETUP``):
-* gelu: R(u) = erfc(u/sqrt2) exp(u^2/2), w = 1/32, d = 6, pieces k = 0..460 (u in
-  [0, 14.390625]);
-* erf: erf(u), w = 1/128, d = 5, pieces k = 0..502 (u in [0, 3.92578125]); piece 0
-  interpolates erf(u)/u by a polynomial g of degree 4 and holds u g(u) (constant coefficient 0:
-  erf keeps its relative accuracy as u goes to 0).
+* gelu: R(u) = erfc(u/sqrt2) exp(u^2/2), w = 1/128, d = 4, pieces k = 0..1840 (u in
+  [0, 14.37890625]);
+* erf: G(u) = erf(u)/u (2/sqrt(pi) at 0), w = 1/256, d = 4, pieces k = 0..1004 (u in
+  [0, 3.923828125]); the pass returns u G(u), so erf keeps its relative accuracy as u goes
+  to 0.
 The check evaluates each piece's polynomial, with the float64 coefficients, exactly (mpmath at
 160 bits) at ``--check-points`` + 1 equally spaced points of the piece and prints the largest
 relative error against the function (mpmath at 160 bits), as a power of 2, per piece and overall.
@@ -27,8 +27,8 @@ import mpmath
 
 PREC = 160
 SETUP = {  # func: (piece width, number of pieces, degree)
-    "gelu": (mpmath.mpf(1) / 32, 461, 6),
-    "erf": (mpmath.mpf(1) / 128, 503, 5),
+    "gelu": (mpmath.mpf(1) / 128, 1841, 4),
+    "erf": (mpmath.mpf(1) / 256, 1005, 4),
 }
 
 
@@ -36,7 +36,7 @@ def target(func: str, u: mpmath.mpf) -> mpmath.mpf:
     """The function the pieces approximate, at u >= 0."""
     if func == "gelu":
         return mpmath.erfc(u / mpmath.sqrt(2)) * mpmath.exp(u * u / 2)
-    return mpmath.erf(u)
+    return mpmath.erf(u) / u if u else 2 / mpmath.sqrt(mpmath.pi)
 
 
 def interval(func: str, k: int) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
@@ -69,11 +69,7 @@ def fit(func: str) -> list[list[float]]:
     with mpmath.workprec(PREC):
         for k in range(SETUP[func][1]):
             c, lo, hi = interval(func, k)
-            if func == "erf" and k == 0:
-                g = interpolate(lambda t: mpmath.erf(t) / t, lo, hi, degree - 1)
-                coefficients = [mpmath.mpf(0), *g]
-            else:
-                coefficients = interpolate(lambda t, c=c: target(func, c + t), lo, hi, degree)
+            coefficients = interpolate(lambda t, c=c: target(func, c + t), lo, hi, degree)
             rows.append([_nearest(v) for v in coefficients])
     return rows
 
@@ -81,17 +77,14 @@ def fit(func: str) -> list[list[float]]:
 def error(func: str, k: int, row: list[float], points: int) -> tuple[float, float]:
     """(log2 of the largest relative error of piece k's polynomial ``row`` (evaluated exactly),
     the largest Horner factor H = sum_j |t|^j |P_j(t)| / |f|, P_j(t) = sum_{i >= j} c_i t^(i-j)
-    the partial Horner values) at ``points`` + 1 equally spaced points of its range (u = 0 left
-    out for erf). Horner's scheme with one rounding a step (FMA) errs by at most
-    H 2^-53 |f| (to first order)."""
+    the partial Horner values) at ``points`` + 1 equally spaced points of its range. Horner's
+    scheme with one rounding a step (FMA) errs by at most H 2^-53 |f| (to first order)."""
     worst = mpmath.mpf(0)
     factor = mpmath.mpf(0)
     with mpmath.workprec(PREC):
         c, lo, hi = interval(func, k)
         for i in range(points + 1):
             t = lo + (hi - lo) * i / points
-            if c + t == 0:
-                continue
             p = mpmath.polyval([mpmath.mpf(v) for v in reversed(row)], t)
             v = target(func, c + t)
             worst = max(worst, abs(p - v) / abs(v))

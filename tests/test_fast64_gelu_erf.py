@@ -72,12 +72,12 @@ THRESHOLDS = {  # func: {bit pattern: what the float32 entry point does beyond i
 
 SEAMS = {  # func: float32 values where an evaluation changes regime, each with its negative
     # gelu: the clamp of |x| (14.375), subnormal results (-13.146), the first, some middle and
-    # the last piece boundaries (k/32 + 1/64) and the ends of the two tails
-    "gelu": (14.375, 13.146, 1 / 64, 3 / 64, 1.0 + 1 / 64, 5.0 + 1 / 64, 8.0 + 1 / 64,
-             14.375 - 1 / 64, 5.347515, 14.356068),
+    # the last piece boundaries (k/128 + 1/256) and the ends of the two tails
+    "gelu": (14.375, 13.146, 1 / 256, 3 / 256, 1.0 + 1 / 256, 5.0 + 1 / 256, 8.0 + 1 / 256,
+             14.375 - 1 / 256, 5.347515, 14.356068),
     # erf: the clamp of |x| (3.921875), the first, some middle and the last piece boundaries
-    # (k/128 + 1/256), erf's tail
-    "erf": (3.921875, 1 / 256, 3 / 256, 1.0 + 1 / 256, 2.0 + 1 / 256, 3.921875 - 1 / 256,
+    # (k/256 + 1/512), erf's tail
+    "erf": (3.921875, 1 / 512, 3 / 512, 1.0 + 1 / 512, 2.0 + 1 / 512, 3.921875 - 1 / 512,
             3.9192057),
 }
 
@@ -162,7 +162,7 @@ def test_the_tails_are_kept_and_the_specials_flagged(func, variant):
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_few_of_the_benchmarks_inputs_are_flagged(func, variant):
     """Below 1e-5 of the benchmark's inputs (benchmarks/bench_native.py: uniform on [-8, 8])
-    go to the second pass (measured on 2^24 of them, every variant alike: gelu 6.0e-8, erf 0)."""
+    go to the second pass (measured on 2^24 of them, every variant alike: gelu 4.2e-7, erf 0)."""
     runnable(variant)
     x = np.random.default_rng(3).uniform(-8, 8, 1 << 20).astype(np.float32)
     assert np.count_nonzero(flagged(float64_pass(func, variant, x))) < 1e-5 * x.size
@@ -175,12 +175,14 @@ def table(func: str) -> np.ndarray:
 
 
 def target(func: str, u: mpmath.mpf) -> mpmath.mpf:
+    """What the table approximates: R(u) = erfc(u/sqrt2) exp(u^2/2) for gelu, erf(u)/u for
+    erf."""
     if func == "gelu":
         return mpmath.erfc(u / mpmath.sqrt(2)) * mpmath.exp(u * u / 2)
-    return mpmath.erf(u)
+    return mpmath.erf(u) / u if u else 2 / mpmath.sqrt(mpmath.pi)
 
 
-BOUND = {"gelu": 2.0**-53.0, "erf": 2.0**-52.7}
+BOUND = {"gelu": 2.0**-48.2, "erf": 2.0**-52.2}
 """The tables' relative approximation error claimed in each module's docstring, rounded up."""
 
 
@@ -196,8 +198,6 @@ def test_the_tables_approximate_their_function(func):
             lo = mpmath.mpf(0) if k == 0 else -width / 2
             for i in range(33):
                 t = lo + (width / 2 - lo) * i / 32
-                if k == 0 and t == 0:
-                    continue
                 p = mpmath.polyval([mpmath.mpf(float(c)) for c in reversed(rows[k])], t)
                 v = target(func, k * width + t)
                 assert abs(p - v) <= BOUND[func] * abs(v), (func, k, float(t))
