@@ -201,3 +201,66 @@ def test_triton_emitter_on_rarely_used_ops(monkeypatch):
     bad = np.flatnonzero(got != want)
     assert bad.size == 0, [(hex(int(xs.view(np.uint32)[i])), hex(int(got[i])), hex(int(want[i])))
                            for i in bad[:8]]
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc is not installed on this machine")
+def test_cuda_library_is_built_with_its_launcher_and_cached():
+    """The cuda backend's library (ulplab.export.gpu): the CUDA export and its C launcher built
+    by nvcc for one compute capability, with a manifest whose checksum guards the cache."""
+    import ctypes
+
+    from ulplab.export import gpu
+
+    path = gpu.cuda_library("exp", (8, 0))
+    assert path == gpu.cuda_library("exp", (8, 0))  # from the cache
+    assert hasattr(ctypes.CDLL(path), "ulplab_launch")
+    with open(path[:-3] + ".json") as f:
+        manifest = json.load(f)
+    assert "-fmad=false" in manifest["flags"] and "-ftz=false" in manifest["flags"]
+    assert "-gencode=arch=compute_80,code=[sm_80,compute_80]" in manifest["flags"]
+    assert "ulplab_launch" in gpu.cuda_source("exp") and "ulplab_exp<<<" in gpu.cuda_source("exp")
+
+
+def test_gpu_tensor_kernels_say_why_they_cannot_run(monkeypatch):
+    from ulplab.errors import UsageError
+    from ulplab.export import gpu
+
+    torch = pytest.importorskip("torch")
+    with pytest.raises(UsageError, match="unknown GPU backend 'c'"):
+        gpu.tensor_kernel("exp", "c")
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    for backend in ("cuda", "torch-cuda"):
+        with pytest.raises(RuntimeError, match="no CUDA GPU"):
+            gpu.tensor_kernel("exp", backend)
+    monkeypatch.setenv("NVCC", "/nonexistent/nvcc")
+    assert gpu.nvcc() == "/nonexistent/nvcc"
+
+
+@needs_triton
+def test_triton_tensor_kernel_in_the_interpreter_checks_its_tensor(monkeypatch):
+    import torch
+
+    from ulplab.export import gpu
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    assert gpu.device("triton") == "cpu" and gpu.device("cuda") == "cuda"
+    fn = gpu.tensor_kernel("sigmoid", "triton")
+    xs = np.linspace(-20, 20, 301, dtype=np.float32)
+    with np.errstate(all="ignore"):
+        got = fn(torch.from_numpy(xs.reshape(7, 43))).numpy().ravel()
+    assert np.array_equal(got.view(np.uint32), det_kernel("sigmoid")(xs).view(np.uint32))
+    with pytest.raises(TypeError, match="float32 tensors"):
+        fn(torch.zeros(3, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("func", DET)
+def test_triton_export_spells_negative_zero_by_its_bits(func):
+    """Triton's tl.full turns a constant equal to 0 into its null value, +0.0: a -0.0 written as
+    a float literal came out as +0.0 on an H200 (gelu, gelu_tanh and silu: about 10^9 wrong
+    results each, their -0.0 tails; the interpreter keeps the sign). Every -0.0 goes by bits."""
+    src = export_source(func, "triton")
+    assert not re.search(r"tl\.full\(\[BLOCK\], -0\.0, tl\.float32\)", src)
+    if func in ("gelu", "gelu_tanh", "silu"):  # their tails return -0.0
+        assert "tl.full([BLOCK], 0x80000000, tl.uint32).to(tl.float32, bitcast=True)" in src

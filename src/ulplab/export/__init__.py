@@ -7,7 +7,7 @@ one — and writes it as self-contained C, CUDA C, Triton, NumPy, PyTorch or JAX
 -ffp-contract=off``, cached: ``ulplab.export.native``) and returns a float32 -> float32 callable
 (backend ``c``: the best build this CPU runs; ``c-avx512``, ``c-avx2``, ``c-portable``, ``c-O0``:
 one build variant each; ``torch-cuda``, ``cuda``: on a CUDA GPU; ``triton``: on a CUDA GPU, or in
-Triton's interpreter on the CPU when ``TRITON_INTERPRET=1``).
+Triton's interpreter on the CPU when ``TRITON_INTERPRET=1``: ``ulplab.export.gpu``).
 ``determinism(func, backends)`` runs every backend on the fixed input sets and counts the results
 whose bits differ from ulplab's own NumPy kernel.
 """
@@ -105,89 +105,21 @@ def load(func: str, backend: str, rounding: str = "float32") -> Kernel:
     return module.kernel
 
 
-def _cuda_device_or_reason() -> None:
-    try:
-        import torch
-    except ImportError as exc:
-        raise RuntimeError("PyTorch is not installed: no CUDA backend") from exc
-    if not torch.cuda.is_available():
-        raise RuntimeError("no CUDA GPU on this machine (torch.cuda.is_available() is False)")
-
-
-_CUDA_LAUNCHER = """
-torch::Tensor run(torch::Tensor x) {
-    auto y = torch::empty_like(x);
-    const long n = x.numel();
-    const long blocks = (n + 255) / 256;
-    if (n > 0) KERNEL<<<blocks, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), n);
-    return y;
-}
-"""
-
-
-def triton_interpreting() -> bool:
-    """Whether Triton runs its interpreter (``TRITON_INTERPRET=1``, read as Triton reads it)."""
-    from triton import knobs
-
-    return bool(knobs.runtime.interpret)
-
-
-def _load_triton(func: str, rounding: str = "float32") -> Kernel:
-    """The Triton export: on the CUDA GPU when there is one and TRITON_INTERPRET is not set;
-    in Triton's interpreter on CPU tensors when TRITON_INTERPRET=1 (NumPy runs each block's
-    operations: the golden bits, at interpreter speed). Without either: skipped, with why."""
-    try:
-        import torch
-        import triton  # noqa: F401
-    except ImportError as exc:
-        raise RuntimeError(f"{exc.name} is not installed: no Triton backend "
-                           "(pip install 'ulplab[gpu]')") from exc
-    interpret = triton_interpreting()
-    if not interpret and not torch.cuda.is_available():
-        raise RuntimeError("no CUDA GPU on this machine (torch.cuda.is_available() is False); "
-                           "TRITON_INTERPRET=1 runs the Triton kernel in Triton's interpreter")
-    module = _python_module(func, "triton", rounding, "_interpreted" if interpret else "")
-    device = "cpu" if interpret else "cuda"
-
-    def run_triton(x: np.ndarray) -> np.ndarray:
-        t = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32).copy()).to(device)
-        with np.errstate(all="ignore"):  # the interpreter's NumPy sees inf * 0 and the like
-            return module.kernel(t).cpu().numpy()
-
-    return run_triton
-
-
 def _load_gpu(func: str, backend: str, rounding: str = "float32") -> Kernel:
-    """torch-cuda: the PyTorch export on a CUDA tensor; cuda: the CUDA C export built with nvcc
-    (through torch.utils.cpp_extension) and launched one thread per element (neither has run
-    on a GPU in ulplab's tests: none was available); triton: ``_load_triton``."""
-    if backend == "triton":
-        return _load_triton(func, rounding)
-    _cuda_device_or_reason()
+    """``gpu.tensor_kernel`` as a NumPy function: the input copied to the backend's device
+    (the GPU; the CPU for Triton's interpreter) and the result back."""
+    from ulplab.export import gpu
+
+    fn = gpu.tensor_kernel(func, backend, rounding)
+    where = gpu.device(backend)
     import torch
 
-    if backend == "torch-cuda":
-        module = _python_module(func, "torch", rounding)
+    def run_gpu(x: np.ndarray) -> np.ndarray:
+        t = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32).copy()).to(where)
+        with np.errstate(all="ignore"):  # the interpreter's NumPy sees inf * 0 and the like
+            return fn(t).cpu().numpy()
 
-        def run_torch_cuda(x: np.ndarray) -> np.ndarray:
-            t = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32).copy()).cuda()
-            return module.kernel(t).cpu().numpy()
-
-        return run_torch_cuda
-    from torch.utils.cpp_extension import load_inline
-
-    ext = load_inline(name=f"{c_name(func, rounding)}_cuda",
-                      cpp_sources="torch::Tensor run(torch::Tensor x);",
-                      cuda_sources=export_source(func, "cuda", rounding)
-                      + _CUDA_LAUNCHER.replace("KERNEL", c_name(func, rounding)),
-                      functions=["run"], extra_cuda_cflags=["-O3", "-fmad=false", "-ftz=false",
-                                                            "-prec-div=true", "-prec-sqrt=true"])
-
-    def run_cuda(x: np.ndarray) -> np.ndarray:
-        t = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32).copy()).cuda()
-        return ext.run(t).cpu().numpy()
-
-    return run_cuda
+    return run_gpu
 
 
 def _same_bits(a: np.ndarray, b: np.ndarray) -> np.ndarray:

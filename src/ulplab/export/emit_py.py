@@ -102,6 +102,18 @@ def _fma(a, b, c):
 
 def _f32(bits):
     return _float(torch.tensor(bits, dtype=torch.int64))
+
+
+_MOVED = {}
+
+
+def _on(table, index):  # the table on the index's device, copied there once
+    if table.device == index.device:
+        return table
+    key = (id(table), str(index.device))
+    if key not in _MOVED:
+        _MOVED[key] = table.to(index.device)
+    return _MOVED[key]
 ''',
     "jax": '''import jax
 import jax.numpy as jnp
@@ -247,6 +259,8 @@ def _line(g: Graph, n: Node, lang: str) -> str:
         table = _NP_DTYPE if lang == "numpy" else _JNP_DTYPE
         return f"{mod}.full_like({a[0]}, {a[1]}, dtype={table[dt]})"
     if n.op == "take":
+        if lang == "torch":  # the table moved once to the index's device (a CUDA tensor)
+            return f"_on({a[0]}, {a[1]})[{a[1]}]"
         return f"{a[0]}[{a[1]}]"
     if n.op == "bitcast":
         if lang == "numpy":

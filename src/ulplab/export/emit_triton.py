@@ -160,8 +160,12 @@ def _frexp_m(a):
 
 
 def _float_lit(v: float) -> str:
+    """A float32 constant: by its bits for NaN, the infinities and -0.0 (Triton's ``tl.full``
+    makes its null value, +0.0, of any constant equal to 0: -0.0 came out as +0.0 on an H200,
+    1.0e9 wrong results each for gelu, gelu_tanh and silu, while the interpreter kept the
+    sign), else the repr of the float32 value (exact)."""
     f = float(np.float32(v))
-    if math.isnan(f) or math.isinf(f):
+    if math.isnan(f) or math.isinf(f) or (f == 0.0 and math.copysign(1.0, f) < 0):
         bits = int(np.array([f], np.float32).view(np.uint32)[0])
         return f"tl.full([BLOCK], 0x{bits:08x}, tl.uint32).to(tl.float32, bitcast=True)"
     return f"tl.full([BLOCK], {f!r}, tl.float32)"  # repr of a float32 value: exact

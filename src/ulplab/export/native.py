@@ -75,7 +75,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
 from functools import cache
@@ -244,29 +244,41 @@ def library(name: str, variant: str | None, make_source: Callable[[], str],
     """The shared library ``name`` for ``variant``: loaded from the cache when its manifest's
     SHA-256 matches, else built from ``make_source()`` (called only then). The cache key is
     ``source_key`` (default: ``source_digest()``, the emitting packages' files), the compiler
-    and the flags (``BASE_FLAGS``, the variant's and ``extra_flags``). The library is written
-    to a temporary file and renamed into place, then its
-    manifest (JSON: SHA-256, source SHA-256, compiler, flags), so a reader never loads half a
-    library, and one that fails its checksum is rebuilt."""
+    and the flags (``BASE_FLAGS``, the variant's and ``extra_flags``): ``cached_library``."""
     variant = variant or best_variant()
     if variant not in VARIANTS:
         raise UsageError(f"unknown build variant {variant!r}; valid: {', '.join(VARIANTS)}")
     cc = compiler()
     flags = [*BASE_FLAGS, *VARIANTS[variant][0], *extra_flags]
-    parts = [name, variant, source_key or source_digest(), _compiler_key(cc), *flags]
+    return cached_library(f"{name}-{variant}", ".c", make_source, [cc, *flags], ["-lm"],
+                          source_key)
+
+
+def cached_library(stem: str, suffix: str, make_source: Callable[[], str],
+                   command: Sequence[str], libs: Sequence[str] = (),
+                   source_key: str | None = None) -> Path:
+    """The shared library built by ``command SRC -o LIB libs`` from ``make_source()`` (a file
+    ending in ``suffix``), cached in ``$ULPLAB_CACHE_DIR/native`` under a key made of
+    ``stem``, ``source_key`` (default ``source_digest()``), the compiler (``command[0]``: its
+    path, size and time) and the rest of the command. The library is written to a temporary
+    file and renamed into place, then its manifest (JSON: SHA-256, source SHA-256, compiler,
+    flags), so a reader never loads half a library, and one that fails its checksum is
+    rebuilt. A failed build raises RuntimeError with the compiler's first 500 characters."""
+    cc, flags = command[0], list(command[1:])
+    parts = [stem, source_key or source_digest(), _compiler_key(cc), *flags, *libs]
     key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
-    target = _build_dir() / f"{name}-{variant}-{key}.so"
+    target = _build_dir() / f"{stem}-{key}.so"
     manifest = target.with_suffix(".json")
     if _verified(target, manifest):
         return target
     src = make_source()
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as tmp:
-        c_path, so_path = Path(tmp) / f"{name}.c", Path(tmp) / f"{name}.so"
+        c_path, so_path = Path(tmp) / f"{stem}{suffix}", Path(tmp) / f"{stem}.so"
         c_path.write_text(src)
-        res = subprocess.run([cc, *flags, str(c_path), "-o", str(so_path), "-lm"],
+        res = subprocess.run([cc, *flags, str(c_path), "-o", str(so_path), *libs],
                              capture_output=True, text=True, check=False)
         if res.returncode != 0:
-            raise RuntimeError(f"building {name} ({variant}) failed: {res.stderr.strip()[:500]}")
+            raise RuntimeError(f"building {stem} failed: {res.stderr.strip()[:500]}")
         digest = _file_sha256(so_path)
         os.replace(so_path, target)
     doc = {"library": target.name, "sha256": digest,
@@ -803,7 +815,7 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
 
 __all__ = ["CHUNK", "FAST64_FLAGS", "FIRST_PASSES", "MIN_PER_THREAD", "MIN_PER_THREAD_LOOKUP",
            "THREADS_ENV", "VARIANTS", "array_function", "best_variant", "buffer_function", "build",
-           "build_source", "check_first_pass",
+           "build_source", "cached_library", "check_first_pass",
            "check_threads", "cpu_count", "env_threads",
            "float32_input", "float32_output", "kernel", "lookup", "resolve_threads",
            "run_sliced", "runnable_variants", "slice_bounds"]
