@@ -937,6 +937,40 @@ def gen_synth_pareto() -> str:
         _table(["method", "kind", "max ULP", "ops", "table words"], table, "llrrr")])
 
 
+def gen_gpu_runs() -> str:
+    """Every ``verify_gpu.py`` run kept in ``benchmarks/results/gpu``: per kernel and GPU backend,
+    the inputs compared with the CPU kernel and the results whose bits differ."""
+    paths = _globbed(RESULTS / "gpu", "python benchmarks/verify_gpu.py --json PATH")
+    parts = []
+    for path in paths:
+        d = json.loads(path.read_text())
+        v = d.get("versions", {})
+        machine = (f"{d.get('gpu')} (compute capability {'.'.join(map(str, d['capability']))}),"
+                   f" CUDA {v.get('cuda')}, torch {v.get('torch')}, Triton {v.get('triton')}; "
+                   f"reference on {d.get('cpu')}, {d.get('cpu_count')} cores, "
+                   f"{d.get('reference')}; {d.get('date')}")
+        backends = sorted({r["backend"] for r in d["rows"]})
+        cells: dict[str, dict[str, str]] = {}
+        for r in d["rows"]:
+            if "error" in r:
+                cell = r["error"]
+            else:
+                cell = f"{r['mismatches']:,}" if r["mismatches"] else "0"
+                if r["mismatches"] and r.get("first"):
+                    e = r["first"][0]
+                    cell += f" (x = {e['x']}: {e['got']}, want {e['want']})"
+            cells.setdefault(r["function"], {})[r["backend"]] = cell
+        inputs = {r.get("inputs") for r in d["rows"] if "inputs" in r}
+        parts += [f"### {path.stem}", "", _source(path, d["command"], machine), "",
+                  f"Inputs per kernel and backend: {', '.join(f'{n:,}' for n in sorted(inputs))}"
+                  f" (2^{d['log2_inputs']}). Cells: results whose bits differ from the CPU "
+                  "kernel's (the first one in brackets).", "",
+                  _table(["kernel", *backends],
+                         [[f, *[c.get(b, "-") for b in backends]] for f, c in cells.items()],
+                         "l" + "r" * len(backends)), ""]
+    return "\n".join(parts)
+
+
 GENERATORS: dict[str, Callable[..., str]] = {
     "card-float32": gen_card_float32,
     "peers-terminal": gen_peers_terminal,
@@ -961,6 +995,7 @@ GENERATORS: dict[str, Callable[..., str]] = {
     "fast64-proofs": gen_fast64_proofs,
     "cr-table": gen_cr_table,
     "native-speed": gen_native_speed,
+    "gpu-runs": gen_gpu_runs,
     "float32-peers": gen_float32_peers,
     "float32-det": gen_float32_det,
     "formats": gen_formats,

@@ -173,6 +173,7 @@ BUILT_FROM_REGISTRIES = {"cli", "methods-zoo", "methods-cost", "gelu-improvement
 """Generators that compute their table at build time from the registries (no JSON run)."""
 FROM_JSON = [("card-float32", None), ("cards", None), ("determinism", None),
              ("synth-pareto", None), ("synth-runs", None), ("native-speed", None),
+             ("gpu-runs", None),
              ("float32-peers", None), ("float32-det", None), ("sollya", None),
              ("analyze", "analyze-gelu-bfloat16"), ("peers-terminal", "peers-gelu-bfloat16"),
              ("determinism-kernels", "kernels-determinism"), ("faithful", "faithful-kernels"),
@@ -186,7 +187,7 @@ def test_every_generator_from_a_json_run_fails_loudly_without_it(tmp_path, monke
     hooks = _hooks()
     assert {name for name, _ in FROM_JSON} == set(hooks.GENERATORS) - BUILT_FROM_REGISTRIES
     for folder in ("data", "results/float32/torch", "results/float32/det-float32",
-                   "results/native", "results/synth"):
+                   "results/native", "results/synth", "results/gpu"):
         (tmp_path / folder).mkdir(parents=True)
     monkeypatch.setattr(hooks, "ROOT", tmp_path)
     monkeypatch.setattr(hooks, "DATA", tmp_path / "data")
