@@ -10,8 +10,8 @@ at the d + 1 Chebyshev nodes of the piece, solved in mpmath at 160 bits; its coe
 to high) are then rounded to the nearest float64 once. Functions (``SETUP``):
 * gelu: R(u) = erfc(u/sqrt2) exp(u^2/2), w = 1/128, d = 4, pieces k = 0..1840 (u in
   [0, 14.37890625]);
-* erf: G(u) = erf(u)/u (2/sqrt(pi) at 0), w = 1/256, d = 4, pieces k = 0..1004 (u in
-  [0, 3.923828125]); the pass returns u G(u), so erf keeps its relative accuracy as u goes
+* erf: G(u) = erf(u)/u (2/sqrt(pi) at 0), w = 1/512, d = 3, pieces k = 0..2008 (u in
+  [0, 3.9228515625]); the pass returns u G(u), so erf keeps its relative accuracy as u goes
   to 0.
 The check evaluates each piece's polynomial, with the float64 coefficients, exactly (mpmath at
 160 bits) at ``--check-points`` + 1 equally spaced points of the piece and prints the largest
@@ -28,7 +28,7 @@ import mpmath
 PREC = 160
 SETUP = {  # func: (piece width, number of pieces, degree)
     "gelu": (mpmath.mpf(1) / 128, 1841, 4),
-    "erf": (mpmath.mpf(1) / 256, 1005, 4),
+    "erf": (mpmath.mpf(1) / 512, 2009, 3),
 }
 
 
