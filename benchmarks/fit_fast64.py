@@ -8,8 +8,8 @@ Each piece k covers [c - h, c + h], c = k w, h = w/2 (piece 0: [0, h], the input
 nonnegative), and holds the polynomial of degree d in t = u - c that interpolates the function
 at the d + 1 Chebyshev nodes of the piece, solved in mpmath at 160 bits; its coefficients (low
 to high) are then rounded to the nearest float64 once. Functions (``SETUP``):
-* gelu: R(u) = erfc(u/sqrt2) exp(u^2/2), w = 1/128, d = 4, pieces k = 0..1840 (u in
-  [0, 14.37890625]);
+* gelu: S_c(u) = exp(-c^2/2) R(u), R(u) = erfc(u/sqrt2) exp(u^2/2), w = 1/128, d = 4,
+  pieces k = 0..1840 (u in [0, 14.37890625]);
 * erf: G(u) = erf(u)/u (2/sqrt(pi) at 0), w = 1/512, d = 3, pieces k = 0..2008 (u in
   [0, 3.9228515625]); the pass returns u G(u), so erf keeps its relative accuracy as u goes
   to 0.
@@ -32,10 +32,12 @@ SETUP = {  # func: (piece width, number of pieces, degree)
 }
 
 
-def target(func: str, u: mpmath.mpf) -> mpmath.mpf:
-    """The function the pieces approximate, at u >= 0."""
+def target(func: str, c: mpmath.mpf, t: mpmath.mpf) -> mpmath.mpf:
+    """The function piece c approximates, at u = c + t >= 0: for gelu S_c(u) = exp(-c^2/2)
+    R(u) = erfc(u/sqrt2) exp(t (2c + t)/2), for erf G(u)."""
+    u = c + t
     if func == "gelu":
-        return mpmath.erfc(u / mpmath.sqrt(2)) * mpmath.exp(u * u / 2)
+        return mpmath.erfc(u / mpmath.sqrt(2)) * mpmath.exp(t * (2 * c + t) / 2)
     return mpmath.erf(u) / u if u else 2 / mpmath.sqrt(mpmath.pi)
 
 
@@ -69,7 +71,7 @@ def fit(func: str) -> list[list[float]]:
     with mpmath.workprec(PREC):
         for k in range(SETUP[func][1]):
             c, lo, hi = interval(func, k)
-            coefficients = interpolate(lambda t, c=c: target(func, c + t), lo, hi, degree)
+            coefficients = interpolate(lambda t, c=c: target(func, c, t), lo, hi, degree)
             rows.append([_nearest(v) for v in coefficients])
     return rows
 
@@ -86,7 +88,7 @@ def error(func: str, k: int, row: list[float], points: int) -> tuple[float, floa
         for i in range(points + 1):
             t = lo + (hi - lo) * i / points
             p = mpmath.polyval([mpmath.mpf(v) for v in reversed(row)], t)
-            v = target(func, c + t)
+            v = target(func, c, t)
             worst = max(worst, abs(p - v) / abs(v))
             partial, total = mpmath.mpf(0), mpmath.mpf(0)
             for j in reversed(range(len(row))):
