@@ -22,8 +22,9 @@ quotient: one polynomial and one product a lane.
   largest sum of |t|^j |P_j(t)| / G over the partial Horner values P_j);
 * the product u G rounds once (1 unit of 2^-53).
 Relative error below (103.3 + 1.01 + 1) 2^-53 < 106 2^-53 to first order, i.e. below 106
-units in the last place of the float64 result; the rounding test takes ERR = 512 (a margin
-near 5).
+units in the last place of the float64 result (the portable build, no FMA instruction, also
+rounds each Horner product: |t|^(j+1) |P_(j+1)| 2^-53 more a step, below (H - 1) 2^-53 in
+all); the rounding test takes ERR = 512 (a margin near 5).
 Select (threshold read from the float32 entry point's own outputs): |x| > 3.9192057 (bits above
 0x407AD444 once the sign is cleared, the infinities included: the largest float32 whose erf does
 not round to 1) returns +-1. Flagged: NaN (a test on x's bits); +-0 and the results below 2^-126

@@ -38,8 +38,11 @@ y = (-+w) S_k(u) + (0 or x), w = (x/2) exp(d). No exp table, no range reduction:
 * the final FMA rounds once (1 unit of 2^-53); for x >= 0 the error of h' (the four terms
   above, relative to h' <= y) carries over to y unchanged in absolute value.
 Relative error below (1.5 + 1 + 27.1 + 1.01 + 1) 2^-53 < 31.7 2^-53 to first order, i.e.
-below 31.7 units in the last place of the float64 result; the rounding test takes ERR = 128
-(a margin near 4).
+below 31.7 units in the last place of the float64 result. The portable build (no FMA
+instruction: UL_FMA is a product and a sum) rounds each Horner product too, which adds
+|t|^(j+1) |P_(j+1)| 2^-53 a step: (H - 1) 2^-53 for S_k (and |t|^4 |c_4| / S_k 2^-53, below
+2^-80), 0.07 units for exp(d), and 1 unit for the final product where x >= 0: below 32.8 units
+in all. The rounding test takes ERR = 128 (a margin near 4).
 Selects (thresholds read from the float32 entry point's own outputs): x > 5.347515 (bits above
 0x40AB1ED8, +inf included: the largest float32 whose gelu is not x itself) returns x;
 x < -14.356068 (bits above 0xC165B274, -inf included: the largest float32 magnitude whose gelu
