@@ -2,7 +2,8 @@
 the Triton export gives the golden bits in Triton's interpreter (TRITON_INTERPRET=1, on the CPU)
 and compiles to PTX and a cubin for sm_80 (Triton's bundled LLVM and ptxas, no GPU needed) with
 no FMA but the kernel's own; the GPU backends of ulplab determinism exist and are skipped with
-their reason here. Nothing here has run on a GPU: none was available."""
+their reason here. These tests run without a GPU (CI has none); the exports' bits on a GPU were
+checked by benchmarks/verify_gpu.py on an H200 (benchmarks/results/gpu)."""
 
 import importlib.util
 import json

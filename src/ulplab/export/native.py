@@ -21,9 +21,9 @@ hashes).
 
 The float32 entry point runs in two passes (``_float32_passes``). Pass 1 is the kernel's
 float64 first pass where it has one (``ulplab.export.fast64``: exp, log, tanh, sin, cos,
-sigmoid, silu, softplus; hand-written C in float64 arithmetic that the compiler vectorizes, with
-a rounding test, proved to give the kernel's bits on all 2^32 inputs per build variant by
-``benchmarks/verify_native.py --fast64``, built with ``FAST64_FLAGS``;
+sigmoid, silu, softplus, gelu, erf; hand-written C in float64 arithmetic that the compiler
+vectorizes, with a rounding test, proved to give the kernel's bits on all 2^32 inputs per
+build variant by ``benchmarks/verify_native.py --fast64``, built with ``FAST64_FLAGS``;
 ``kernel(..., first_pass="float32")`` skips it), else its float32 first pass where its
 ``KERNELS`` entry has one (``first_pass``: exp, log, sin, cos, tanh, sigmoid, silu, gelu): a
 shorter evaluation with its own error bound and rounding test

@@ -97,8 +97,14 @@ def header(func: str, lang: str, rounding: str = "float32") -> str:
                   "integers as on the CPU).",
                   f'Entry point: extern "C" __global__ void {name}(const float *x, '
                   "float *y, long n); one thread per element.",
-                  "Status: compiled with nvcc here (nvcc -ptx); not yet run on a GPU by ulplab's "
-                  "tests."]
+                  ("Status: the nearest-even export gave the CPU kernel's bits on all 2^32 "
+                   "float32 inputs on an" if rounding == "float32" else
+                   "Status: this round-to-odd export has not run on a GPU; the nearest-even one "
+                   "gave the CPU kernel's bits"),
+                  ("NVIDIA H200 (sm_90, benchmarks/verify_gpu.py, 2026-11-26); compiled with "
+                   "nvcc -ptx in ulplab's tests." if rounding == "float32" else
+                   "on all 2^32 float32 inputs on an NVIDIA H200 (benchmarks/verify_gpu.py); "
+                   "compiled with nvcc -ptx in ulplab's tests.")]
     elif lang == "triton":
         lines += ["Run with: kernel(x) on a float32 CUDA tensor; on a CPU tensor under "
                   "TRITON_INTERPRET=1 (Triton's",
@@ -108,7 +114,12 @@ def header(func: str, lang: str, rounding: str = "float32") -> str:
                   f"Entry point: ulplab_{func}_kernel (the @triton.jit function), "
                   "kernel(x, block=None) -> float32 tensor.",
                   "Status: gives the golden bits under TRITON_INTERPRET=1 on the CPU (ulplab's "
-                  "tests); not yet run on a GPU."]
+                  "tests); the",
+                  ("nearest-even export gave the CPU kernel's bits on all 2^32 float32 inputs "
+                   "on an NVIDIA H200" if rounding == "float32" else
+                   "round-to-odd export has not run on a GPU (the nearest-even one gave the "
+                   "CPU kernel's bits on an H200)"),
+                  "(benchmarks/verify_gpu.py, 2026-11-26)."]
     else:
         lines.append("Entry point: kernel(x) -> float32 array/tensor.")
     return "\n".join(lines)
