@@ -5,6 +5,7 @@ float32 input.
         [--first-pass float64|float32] [--variants avx512,avx2,portable] [--threads T]
         [--log2-inputs 32]
     python benchmarks/verify_native.py --fast64 [FUNC ...] [--variants ...] [--record PATH]
+    python benchmarks/verify_native.py --runner [FUNC ...] [--variants ...] [--record PATH]
 
 ``ulplab.export.native.kernel(FUNC, rounding="float32")`` runs two passes (the first pass: the
 kernel's float64 one, ``ulplab.export.fast64``, where it has one, else its float32 one,
@@ -27,7 +28,11 @@ the machine runs (avx512, avx2, portable; ``ULPLAB_MAX_ISA`` caps them) for ever
 float32 hash, the SHA-256 of the float64 pass's C source, inputs, mismatches, flagged, seconds,
 threads, the variants swept together, date, CPU, compiler), which
 ``python -m ulplab.analysis.kernel_registry --write --fast64-record PATH`` copies into
-``registry.json`` (``fast64_proofs``). ``--log2-inputs K`` below 32 sweeps every 2^(32-K)-th
+``registry.json`` (``fast64_proofs``). ``--runner``: the same for the kernels without a float64
+first pass (their runner's first pass is the float32 one: ``native._float32_pass_specs``), the
+record ``benchmarks/results/native/runner-proofs.json`` naming the SHA-256 of that pass's C
+source (``native.float32_pass_sha256``), read by ``kernel_registry --runner-record PATH``
+(``runner_proofs``). ``--log2-inputs K`` below 32 sweeps every 2^(32-K)-th
 bit pattern only (a quick check; never recorded). Exit status 1 on any mismatch.
 """
 
@@ -44,6 +49,7 @@ from typing import Any
 import numpy as np
 
 RECORD = Path(__file__).resolve().parent / "results" / "native" / "fast64-proofs.json"
+RUNNER_RECORD = RECORD.with_name("runner-proofs.json")
 
 
 def verify(func: str, rounding: str, log2_chunk: int, variants: list[str],
@@ -109,8 +115,10 @@ def verify(func: str, rounding: str, log2_chunk: int, variants: list[str],
     return out
 
 
-def record_fast64(path: Path, func: str, variant: str, result: dict[str, Any]) -> None:
-    """Add one full sweep of ``func``'s float64 first pass on ``variant`` to ``path``."""
+def record_fast64(path: Path, func: str, variant: str, result: dict[str, Any],
+                  runner: bool = False) -> None:
+    """Add one full sweep of ``func``'s float64 first pass on ``variant`` to ``path`` (or, with
+    ``runner``, of its float32 first pass: ``--runner``)."""
     from ulplab.export import fast64, native
     from ulplab.files import write_json
     from ulplab.kernels import registry
@@ -119,14 +127,16 @@ def record_fast64(path: Path, func: str, variant: str, result: dict[str, Any]) -
     from timing import cpu_isa
 
     doc = json.loads(path.read_text()) if path.is_file() else {}
+    key, sha = (("pass_source_sha256", native.float32_pass_sha256(func)) if runner
+                else ("fast64_source_sha256", fast64.source_sha256(func)))
     doc.setdefault("kernels", {}).setdefault(func, {})[variant] = {
         "golden": registry.get(func).golden["float32"],
-        "fast64_source_sha256": fast64.source_sha256(func),
+        key: sha,
         **result,
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "cpu": cpu_isa(), "compiler": native._compiler_id(native.compiler()),
-        "command": f"python benchmarks/verify_native.py --fast64 {func} --variants "
-                   f"{','.join(result['variants_together'])}"}
+        "command": f"python benchmarks/verify_native.py {'--runner' if runner else '--fast64'} "
+                   f"{func} --variants {','.join(result['variants_together'])}"}
     write_json(path, doc)
 
 
@@ -143,21 +153,33 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--fast64", action="store_true",
                     help="prove the float64 first passes on every variant and record it")
-    ap.add_argument("--record", default=str(RECORD), help="--fast64's JSON record")
+    ap.add_argument("--runner", action="store_true",
+                    help="prove the runner of the kernels without a float64 first pass (their "
+                         "float32 one) on every variant and record it")
+    ap.add_argument("--record", default=None,
+                    help="--fast64's or --runner's JSON record (default: "
+                         "benchmarks/results/native/fast64-proofs.json or runner-proofs.json)")
     args = ap.parse_args()
     from ulplab.errors import UsageError
     from ulplab.export import fast64, native
     from ulplab.kernels import registry
 
     det = registry.functions()
-    funcs = args.functions or (list(fast64.FUNCTIONS) if args.fast64 else [])
+    if args.fast64 and args.runner:
+        ap.error("--fast64 and --runner prove different passes: name one")
+    without = [f for f in det if f not in fast64.FUNCTIONS]
+    funcs = args.functions or (list(fast64.FUNCTIONS) if args.fast64 else
+                               without if args.runner else [])
     if not funcs:
-        ap.error("name at least one function (or --fast64)")
+        ap.error("name at least one function (or --fast64, --runner)")
     for f in funcs:
         if f not in det:
             ap.error(f"no det kernel for {f!r}; valid: {', '.join(det)}")
         if args.fast64 and f not in fast64.FUNCTIONS:
             ap.error(f"no float64 first pass for {f!r}; valid: {', '.join(fast64.FUNCTIONS)}")
+        if args.runner and f in fast64.FUNCTIONS:
+            ap.error(f"{f!r} has a float64 first pass (--fast64 proves its runner); valid: "
+                     f"{', '.join(without)}")
     if not 12 <= args.log2_chunk <= 28:
         ap.error(f"--log2-chunk must be in [12, 28], not {args.log2_chunk}")
     if not 12 <= args.log2_inputs <= 32:
@@ -169,21 +191,22 @@ def main() -> None:
     except UsageError as exc:
         ap.error(str(exc))
     variants = (args.variants.split(",") if args.variants
-                else runnable if args.fast64 else runnable[:1])
+                else runnable if args.fast64 or args.runner else runnable[:1])
     for v in variants:
         if v not in runnable:
             ap.error(f"variant {v!r} does not run here; valid: {', '.join(runnable)}")
-    if args.fast64 and args.rounding != "float32":
-        ap.error("--fast64 proves the float32 entry point: no --rounding odd")
-    first_pass = "float64" if args.fast64 else args.first_pass
+    if (args.fast64 or args.runner) and args.rounding != "float32":
+        ap.error("--fast64 and --runner prove the float32 entry point: no --rounding odd")
+    first_pass = "float64" if args.fast64 else "float32" if args.runner else args.first_pass
+    record = Path(args.record) if args.record else RUNNER_RECORD if args.runner else RECORD
     bad = 0
     for f in funcs:
         results = verify(f, args.rounding, args.log2_chunk, variants, first_pass, args.threads,
                          args.log2_inputs)
         for v, result in results.items():
             bad += result["mismatches"]
-            if args.fast64 and args.log2_inputs == 32:
-                record_fast64(Path(args.record), f, v, result)
+            if (args.fast64 or args.runner) and args.log2_inputs == 32:
+                record_fast64(record, f, v, result, runner=args.runner)
     sys.exit(1 if bad else 0)
 
 

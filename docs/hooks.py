@@ -303,23 +303,29 @@ def gen_kernel_proofs() -> str:
 
 
 def gen_fast64_proofs() -> str:
-    """The registry's proofs that the compiled runner with a float64 first pass gives the float32
-    entry point's bits on all 2^32 inputs, per build variant (``fast64_proofs``)."""
+    """The registry's proofs that the compiled runner with its first pass (float64 or float32)
+    gives the float32 entry point's bits on all 2^32 inputs, per build variant
+    (``fast64_proofs``, ``runner_proofs``)."""
     from ulplab.kernels import registry
 
     rows = []
     for name, k in registry.kernels().items():
-        for variant, p in getattr(k, "fast64_proofs", {}).items():
-            rows.append([f"`{name}`", variant, f"{p.inputs:,}", f"{p.mismatches:,}",
-                         f"{p.flagged:,}", p.date, f"{p.seconds:,.0f}", f"`{p.record}`"])
+        for field, first in (("fast64_proofs", "float64"), ("runner_proofs", "float32")):
+            for variant, p in getattr(k, field, {}).items():
+                rows.append([f"`{name}`", first, variant, f"{p.inputs:,}", f"{p.mismatches:,}",
+                             f"{p.flagged:,}", p.date, f"{p.seconds:,.0f}", f"`{p.record}`"])
     if not rows:
-        return "No kernel of the registry records a float64 first-pass proof yet."
+        return "No kernel of the registry records a first-pass proof yet."
+    missing = [f"`{name}`" for name, k in registry.kernels().items()
+               if not getattr(k, "fast64_proofs", {}) and not getattr(k, "runner_proofs", {})]
     return "\n".join([
-        "*Generated at build time from the `fast64_proofs` of the registry entries, each run by "
-        "`python benchmarks/verify_native.py --fast64 FUNC` and kept in the JSON named in the last "
-        "column (with its date, time, CPU and compiler).*", "",
-        _table(["kernel", "build variant", "inputs", "mismatches", "sent to the second pass",
-                "date", "seconds", "record"], rows, "llrrrlrl")])
+        "*Generated at build time from the `fast64_proofs` and `runner_proofs` of the registry "
+        "entries, each run by `python benchmarks/verify_native.py --fast64 FUNC` (a float64 first "
+        "pass) or `--runner FUNC` (the float32 one) and kept in the JSON named in the last column "
+        "(with its date, time, CPU and compiler).*", "",
+        _table(["kernel", "first pass", "build variant", "inputs", "mismatches",
+                "sent to the second pass", "date", "seconds", "record"], rows, "lllrrrlrl")]
+        + (["", "No runner proof recorded yet: " + ", ".join(missing) + "."] if missing else []))
 
 
 def gen_cr_table() -> str:

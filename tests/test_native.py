@@ -325,3 +325,39 @@ def test_inputs_are_read_in_place_and_other_layouts_copied_once():
         got = native.float32_input(other)
         assert got is not other and got.dtype == np.float32 and got.flags.c_contiguous
         assert got.flags.aligned and np.array_equal(got, np.asarray(other, np.float32))
+
+
+RUNNER_PROVEN = {"exp2": {"avx512", "avx2"}, "expm1": {"avx512", "avx2"},
+                 "gelu_grad": {"avx512", "avx2"}}
+"""The runner proofs recorded (benchmarks/verify_native.py --runner, every 2^32 input) for the
+kernels without a float64 first pass, by kernel: the build variants proved."""
+
+
+def test_the_registry_runner_proofs_hold_for_the_passes_as_they_are_now():
+    """Each runner proof in the registry names the current kernel (its golden float32 hash) and
+    the current float32 first pass (the SHA-256 of its C source): an edit of either needs a new
+    sweep. Which kernels and variants are proved is the measured state, RUNNER_PROVEN."""
+    from ulplab.export import fast64
+
+    proven: dict[str, set[str]] = {}
+    for func in registry.functions():
+        k = registry.get(func)
+        if k.runner_proofs:
+            assert func not in fast64.FUNCTIONS  # their runner is proved by the fast64 proofs
+        for variant, proof in k.runner_proofs.items():
+            assert proof.holds_for(k.golden["float32"], native.float32_pass_sha256(func)), \
+                (func, variant, proof)
+            proven.setdefault(func, set()).add(variant)
+    assert proven == RUNNER_PROVEN
+
+
+def test_the_float32_pass_hash_names_the_pass_source():
+    """float32_pass_sha256 is the hash of the traced first pass's C: stable, different per
+    kernel, and it covers the fast path where the kernel has one."""
+    a, b = native.float32_pass_sha256("tan"), native.float32_pass_sha256("exp2")
+    assert a != b and len(a) == 64 and a == native.float32_pass_sha256("tan")
+    specs, below = native._float32_pass_specs("gelu_tanh")
+    assert [s[0] for s in specs] == ["ulplab_gelu_tanh_fast_mode"] and below == 0
+    specs, below = native._float32_pass_specs("tan")  # with a fast path below a bound
+    assert [s[0] for s in specs] == ["ulplab_tan_fast_mode", "ulplab_tan_fast_mode_below"]
+    assert below == registry.get("tan").fast_path_below > 0

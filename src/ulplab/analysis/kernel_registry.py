@@ -27,7 +27,9 @@ The float64 first passes (``ulplab.export.fast64``) are proved per build variant
 ``benchmarks/verify_native.py --fast64`` (the compiled runner against the float32 entry point's
 one-pass build on all 2^32 inputs), whose JSON record ``--fast64-record PATH`` reads into
 ``fast64_proofs`` (each with the kernel's golden hash and the float64 pass's source SHA-256 at
-the time of the sweep); without it they are carried over.
+the time of the sweep); without it they are carried over. The runners of the kernels without
+a float64 pass (their first pass is the float32 one) likewise by ``verify_native.py --runner``,
+read with ``--runner-record PATH`` into ``runner_proofs``.
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ def generate(old: dict[str, Any] | None = None) -> dict[str, Any]:
                        "odd": golden_hash(func, odd)},
             "proofs": old.get(func, {}).get("proofs", {}),
             "fast64_proofs": old.get(func, {}).get("fast64_proofs", {}),
+            "runner_proofs": old.get(func, {}).get("runner_proofs", {}),
         }
     return out
 
@@ -96,18 +99,21 @@ FAST64_FIELDS = ("inputs", "mismatches", "flagged", "golden", "source_sha256", "
                  "seconds")
 
 
-def fast64_proofs(func: str, record: Path) -> dict[str, Any]:
+def fast64_proofs(func: str, record: Path, runner: bool = False) -> dict[str, Any]:
     """``func``'s proofs of the float64 first pass per build variant in a record of
-    ``benchmarks/verify_native.py --fast64`` (full sweeps only: 2^32 inputs)."""
+    ``benchmarks/verify_native.py --fast64`` (full sweeps only: 2^32 inputs); with ``runner``,
+    of its float32 first pass in a record of ``--runner``."""
+    option = "--runner-record" if runner else "--fast64-record"
     try:
         doc = json.loads(record.read_text())
     except (OSError, ValueError) as exc:
-        raise UsageError(f"--fast64-record: cannot read {record}: {exc}") from None
+        raise UsageError(f"{option}: cannot read {record}: {exc}") from None
     out = {}
     for variant, r in sorted(doc.get("kernels", {}).get(func, {}).items()):
         if r.get("inputs") != PROOF_INPUTS_FLOAT32:
             continue
-        fields = {**r, "source_sha256": r.get("fast64_source_sha256")}
+        sha = r.get("pass_source_sha256" if runner else "fast64_source_sha256")
+        fields = {**r, "source_sha256": sha}
         out[variant] = {k: fields[k] for k in FAST64_FIELDS} | {"record": str(record)}
     return out
 
@@ -165,6 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fast64-record", metavar="PATH",
                    help="read the float64 first passes' proofs (benchmarks/verify_native.py "
                         "--fast64's JSON)")
+    p.add_argument("--runner-record", metavar="PATH",
+                   help="read the float32 first passes' runner proofs "
+                        "(benchmarks/verify_native.py --runner's JSON)")
     p.add_argument("--functions", default="all", help="comma-separated (with --prove)")
     args = p.parse_args(argv)
     try:
@@ -188,6 +197,11 @@ def main(argv: list[str] | None = None) -> int:
                 proofs = fast64_proofs(f, Path(args.fast64_record))
                 if proofs:
                     data[f]["fast64_proofs"] = proofs
+        if args.runner_record:
+            for f in funcs:
+                proofs = fast64_proofs(f, Path(args.runner_record), runner=True)
+                if proofs:
+                    data[f]["runner_proofs"] = proofs
         if args.prove:
             from ulplab.formats import EXHAUSTIVE_FORMATS
 

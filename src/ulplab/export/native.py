@@ -569,13 +569,8 @@ def _traced(name: str, make_kernel: Callable[[], Callable[[np.ndarray], np.ndarr
             head: Callable[[], str], variant: str) -> Callable[..., None]:
     """The C function ``name`` of a kernel built from ``make_kernel()`` (traced only when the
     build is not cached)."""
-    def source() -> str:
-        from ulplab.export.emit_c import emit_c
-        from ulplab.export.trace import trace
-
-        return emit_c(trace(make_kernel()), name, head(), dialect="c")
-
-    return buffer_function(library(name[7:], variant, source), name)
+    spec = (name, make_kernel, head)
+    return buffer_function(library(name[7:], variant, lambda: _traced_source(spec)), name)
 
 
 def _address(fn: Callable[..., None] | None) -> int | None:
@@ -629,40 +624,68 @@ def _fast64(func: str, variant: str) -> Callable[..., None]:
                      fast64.symbol(func))
 
 
-@cache
-def _float32_passes(func: str, variant: str, first_pass: str = "float64") -> tuple[
-        Callable[..., None], int, Callable[..., None] | None]:
-    """(main, below, fast) of the float32 entry point's first pass: the kernel's float64 first
-    pass where ``first_pass`` is ``float64`` and it has one (``ulplab.export.fast64``); else
-    its float32 first pass (``KERNELS[..]["first_pass"]``), or the kernel, and its fast path
-    where it has one, traced in the ``fast`` rounding mode with the kernel's bound."""
-    from ulplab.export import fast64
+PassSpec = tuple[str, Callable[[], Callable[[np.ndarray], np.ndarray]], Callable[[], str]]
+
+
+def _float32_pass_specs(func: str) -> tuple[list[PassSpec], int]:
+    """The traced C functions of ``func``'s float32 first pass, as (name, kernel maker,
+    header maker), and the bound below which the second one (the fast path) runs: the
+    kernel's ``first_pass`` where it has one, else the kernel and its fast path in the ``fast``
+    rounding mode with the kernel's bound."""
     from ulplab.export.source import c_name, header
 
-    check_first_pass(first_pass)
     k = registry.get(func)
-    if first_pass == "float64" and func in fast64.FUNCTIONS:
-        return _fast64(func, variant), 0, None
     if k.first_pass:
-        name = c_name(func) + "_first_pass"
-        main = _traced(name, lambda: k.entry()["first_pass"],
-                       lambda: header(func, "c") + "\nFirst pass of the compiled float32 runner "
-                       "(ulplab.export.native): KERNELS' first_pass.", variant)
-        return main, 0, None  # a first pass leaves large inputs to the second
+        return [(c_name(func) + "_first_pass", lambda: k.entry()["first_pass"],
+                 lambda: header(func, "c") + "\nFirst pass of the compiled float32 runner "
+                 "(ulplab.export.native): KERNELS' first_pass.")], 0  # large inputs: pass 2
     name = c_name(func) + "_fast_mode"
 
     def head() -> str:
         return header(func, "c") + ("\nFirst pass of the compiled float32 runner "
                                     "(ulplab.export.native): the fast rounding mode.")
 
-    main = _traced(name, lambda: _in_fast_mode(func, k.entry()["impl"]), head, variant)
+    specs: list[PassSpec] = [(name, lambda: _in_fast_mode(func, k.entry()["impl"]), head)]
     below = k.fast_path_below
-    if below is None:
-        return main, 0, None
-    return main, below, _traced(
-        name + "_below", lambda: _in_fast_mode(func, k.entry()["fast_path"][1]),
-        lambda: head() + f"\nFast path: inputs with |x| encoded below 0x{below:08x} only.",
-        variant)
+    if below is not None:
+        specs.append((name + "_below", lambda: _in_fast_mode(func, k.entry()["fast_path"][1]),
+                      lambda: head() + f"\nFast path: inputs with |x| encoded below "
+                      f"0x{below:08x} only."))
+    return specs, below or 0
+
+
+def _traced_source(spec: PassSpec) -> str:
+    from ulplab.export.emit_c import emit_c
+    from ulplab.export.trace import trace
+
+    name, make_kernel, head = spec
+    return emit_c(trace(make_kernel()), name, head(), dialect="c")
+
+
+@cache
+def float32_pass_sha256(func: str) -> str:
+    """The SHA-256 of the C source of ``func``'s float32 first pass (its functions' sources,
+    joined by NUL): what a proof of the runner with that pass names (the runner proofs of
+    ``benchmarks/verify_native.py --runner``). Traces the kernel: seconds."""
+    specs, _ = _float32_pass_specs(func)
+    return hashlib.sha256("\0".join(_traced_source(s) for s in specs).encode()).hexdigest()
+
+
+@cache
+def _float32_passes(func: str, variant: str, first_pass: str = "float64") -> tuple[
+        Callable[..., None], int, Callable[..., None] | None]:
+    """(main, below, fast) of the float32 entry point's first pass: the kernel's float64 first
+    pass where ``first_pass`` is ``float64`` and it has one (``ulplab.export.fast64``); else
+    its float32 first pass (``_float32_pass_specs``)."""
+    from ulplab.export import fast64
+
+    check_first_pass(first_pass)
+    if first_pass == "float64" and func in fast64.FUNCTIONS:
+        return _fast64(func, variant), 0, None
+    specs, below = _float32_pass_specs(func)
+    built = [buffer_function(library(spec[0][7:], variant, lambda spec=spec: _traced_source(spec)),
+                             spec[0]) for spec in specs]
+    return built[0], below, built[1] if len(built) > 1 else None
 
 
 @cache

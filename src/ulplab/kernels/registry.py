@@ -26,7 +26,10 @@ kernels or of the formats they serve. Each ``Kernel`` says:
 * ``fast64_proofs``: per build variant (avx512, avx2, portable), the exhaustive proof that the
   compiled runner with the kernel's float64 first pass (``ulplab.export.fast64``) gives the
   float32 entry point's bits on all 2^32 inputs (``benchmarks/verify_native.py --fast64``), for
-  the kernel whose golden hash and the float64 pass whose C source SHA-256 it names.
+  the kernel whose golden hash and the float64 pass whose C source SHA-256 it names;
+* ``runner_proofs``: the same for the kernels without a float64 first pass, whose runner's first
+  pass is the float32 one (``benchmarks/verify_native.py --runner``; the SHA-256 is that pass's
+  C source, ``ulplab.export.native.float32_pass_sha256``).
 
 The data is ``registry.json`` beside this module, generated from the kernel modules, the golden
 hashes and the proofs by ``python -m ulplab.analysis.kernel_registry --write`` (the analysis layer
@@ -67,11 +70,12 @@ class Proof:
 
 @dataclass(frozen=True)
 class Fast64Proof:
-    """All 2^32 inputs run through the compiled runner with the float64 first pass built for
-    ``variant``, compared with the float32 entry point's one-pass build: ``mismatches`` of
-    ``inputs`` differ (``flagged`` went to the second pass), for the kernel whose golden float32
-    hash is ``golden`` and the float64 pass whose C source has SHA-256 ``source_sha256``;
-    ``record`` names the JSON that keeps the run (date, seconds, CPU, compiler)."""
+    """All 2^32 inputs run through the compiled runner with its first pass (the float64 one in
+    ``fast64_proofs``, the float32 one in ``runner_proofs``) built for ``variant``, compared
+    with the float32 entry point's one-pass build: ``mismatches`` of ``inputs`` differ
+    (``flagged`` went to the second pass), for the kernel whose golden float32 hash is
+    ``golden`` and the first pass whose C source has SHA-256 ``source_sha256``; ``record``
+    names the JSON that keeps the run (date, seconds, CPU, compiler)."""
 
     variant: str
     inputs: int
@@ -102,6 +106,7 @@ class Kernel:
     fast_path_below: int | None = None
     idea: str = ""
     fast64_proofs: dict[str, Fast64Proof] = field(default_factory=dict, repr=False)
+    runner_proofs: dict[str, Fast64Proof] = field(default_factory=dict, repr=False)
 
     @property
     def formats(self) -> tuple[str, ...]:
@@ -152,9 +157,10 @@ def _load() -> dict[str, Kernel]:
     for func, d in doc["kernels"].items():
         proofs = {fmt: Proof(fmt, **p) for fmt, p in d.get("proofs", {}).items()}
         fast64 = {v: Fast64Proof(v, **p) for v, p in d.get("fast64_proofs", {}).items()}
+        runner = {v: Fast64Proof(v, **p) for v, p in d.get("runner_proofs", {}).items()}
         out[func] = Kernel(func, d["module"], dict(d["golden"]), proofs, d.get("derivative"),
                            int(d.get("exceptions", 0)), bool(d.get("first_pass", False)),
-                           d.get("fast_path_below"), d.get("idea", ""), fast64)
+                           d.get("fast_path_below"), d.get("idea", ""), fast64, runner)
     return out
 
 
