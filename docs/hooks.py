@@ -316,8 +316,12 @@ def gen_fast64_proofs() -> str:
                              f"{p.flagged:,}", p.date, f"{p.seconds:,.0f}", f"`{p.record}`"])
     if not rows:
         return "No kernel of the registry records a first-pass proof yet."
-    missing = [f"`{name}`" for name, k in registry.kernels().items()
-               if not getattr(k, "fast64_proofs", {}) and not getattr(k, "runner_proofs", {})]
+    missing = []
+    for name, k in registry.kernels().items():
+        have = {*getattr(k, "fast64_proofs", {}), *getattr(k, "runner_proofs", {})}
+        lack = [v for v in ("avx512", "avx2", "portable") if v not in have]
+        if lack:
+            missing.append(f"`{name}` ({', '.join(lack)})")
     return "\n".join([
         "*Generated at build time from the `fast64_proofs` and `runner_proofs` of the registry "
         "entries, each run by `python benchmarks/verify_native.py --fast64 FUNC` (a float64 first "
@@ -325,7 +329,8 @@ def gen_fast64_proofs() -> str:
         "(with its date, time, CPU and compiler).*", "",
         _table(["kernel", "first pass", "build variant", "inputs", "mismatches",
                 "sent to the second pass", "date", "seconds", "record"], rows, "lllrrrlrl")]
-        + (["", "No runner proof recorded yet: " + ", ".join(missing) + "."] if missing else []))
+        + (["", "Not proved yet (build variants): " + ", ".join(missing) + "."] if missing
+           else []))
 
 
 def gen_cr_table() -> str:
