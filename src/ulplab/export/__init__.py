@@ -14,19 +14,16 @@ whose bits differ from ulplab's own NumPy kernel.
 
 from __future__ import annotations
 
-import atexit
-import importlib.util
-import shutil
 import subprocess
-import sys
-import tempfile
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ulplab.errors import unknown_choice
+from ulplab.export.gpu import GPU_BACKENDS
+from ulplab.export.modules import build_dir as _build_dir  # noqa: F401 (the tests use it)
+from ulplab.export.modules import python_module as _python_module
 from ulplab.export.source import (
     LANGS,
     ROUNDINGS,
@@ -42,35 +39,7 @@ from ulplab.export.source import (
 
 DEFAULT_BACKENDS = ("numpy", "torch", "jax", "c")
 C_VARIANT_BACKENDS = ("c-avx512", "c-avx2", "c-portable", "c-O0")
-GPU_BACKENDS = ("torch-cuda", "cuda", "triton")
 BACKENDS = DEFAULT_BACKENDS + C_VARIANT_BACKENDS + GPU_BACKENDS
-
-_BUILD_DIR: list[Path] = []
-
-
-def _build_dir() -> Path:
-    if not _BUILD_DIR:
-        d = Path(tempfile.mkdtemp(prefix="ulplab-export-"))
-        atexit.register(shutil.rmtree, d, ignore_errors=True)  # none left behind
-        _BUILD_DIR.append(d)
-    return _BUILD_DIR[0]
-
-
-def _python_module(func: str, lang: str, rounding: str = "float32", variant: str = "") -> Any:
-    """The NumPy/PyTorch/JAX/Triton export of ``func`` imported as a module (its ``kernel``);
-    ``variant`` keeps apart modules imported in different modes (Triton's interpreter)."""
-    name = (f"ulplab_export_{func}_{lang}" + ("" if rounding == "float32" else f"_{rounding}")
-            + variant)
-    if name in sys.modules:
-        return sys.modules[name]
-    path = _build_dir() / f"{name}.py"
-    path.write_text(export_source(func, lang, rounding))
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def load(func: str, backend: str, rounding: str = "float32") -> Kernel:

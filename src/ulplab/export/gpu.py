@@ -47,6 +47,9 @@ extern "C" int ulplab_launch(const float *x, float *y, long n, void *stream, int
 
 TensorKernel = Callable[[Any], Any]
 
+GPU_BACKENDS = ("torch-cuda", "cuda", "triton")
+"""The backends that run the exports on a CUDA GPU (``triton`` also in Triton's interpreter)."""
+
 
 def nvcc() -> str:
     """nvcc's path: ``$NVCC``, else the one on PATH, else CUDA's default place."""
@@ -136,7 +139,7 @@ def tensor_kernel(func: str, backend: str, rounding: str = "float32") -> TensorK
     """``func``'s det kernel as a function of a float32 tensor on ``device(backend)`` (same
     shape, a new tensor), for ``backend`` in ``torch-cuda``, ``cuda``, ``triton``."""
     from ulplab.errors import unknown_choice
-    from ulplab.export import GPU_BACKENDS, _python_module
+    from ulplab.export.modules import python_module as _python_module
 
     if backend not in GPU_BACKENDS:
         raise unknown_choice("GPU backend", backend, GPU_BACKENDS)
@@ -173,5 +176,5 @@ def tensor_kernel(func: str, backend: str, rounding: str = "float32") -> TensorK
     return run_cuda
 
 
-__all__ = ["LAUNCHER", "NVCC_FLAGS", "cuda_library", "cuda_or_reason", "cuda_source", "device",
-           "nvcc", "tensor_kernel", "triton_interpreting"]
+__all__ = ["GPU_BACKENDS", "LAUNCHER", "NVCC_FLAGS", "cuda_library", "cuda_or_reason",
+           "cuda_source", "device", "nvcc", "tensor_kernel", "triton_interpreting"]
