@@ -9,6 +9,7 @@ import mpmath
 import numpy as np
 import pytest
 
+from test_fast64 import one_pass, runnable, show
 from ulplab.export import fast64, native
 from ulplab.kernels.core import FLAG_NAN
 
@@ -19,17 +20,6 @@ VARIANTS = ("avx512", "avx2", "portable")
 FUNCS = [f for f in ("gelu", "erf") if f in fast64.FUNCTIONS]
 
 
-def runnable(variant: str) -> None:
-    """Skip unless this machine runs ``variant`` (its CPU flags, capped by ULPLAB_MAX_ISA)."""
-    if variant not in native.runnable_variants():
-        pytest.skip(f"this CPU cannot run the {variant} build")
-
-
-def one_pass(func: str, x: np.ndarray) -> np.ndarray:
-    """The float32 entry point's one-pass build: the reference."""
-    out = np.empty_like(x)
-    native._entry(func, native.best_variant())(x.ctypes.data, out.ctypes.data, x.size)
-    return out
 
 
 def float64_pass(func: str, variant: str, x: np.ndarray) -> np.ndarray:
@@ -45,12 +35,6 @@ def flagged(out: np.ndarray) -> np.ndarray:
 
 def bits(*values: int) -> np.ndarray:
     return np.array(values, np.uint32).view(np.float32)
-
-
-def show(x: np.ndarray, got: np.ndarray, want: np.ndarray) -> str:
-    bad = np.flatnonzero(got.view(np.uint32) != want.view(np.uint32))[:5]
-    return "; ".join(f"x={float(x[i]).hex()} (0x{int(x.view(np.uint32)[i]):08x}) "
-                     f"got {float(got[i]).hex()} want {float(want[i]).hex()}" for i in bad)
 
 
 def around(centres: np.ndarray, half: int) -> np.ndarray:
