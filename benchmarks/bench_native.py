@@ -283,7 +283,7 @@ def main() -> None:
               f"{t['det'] / t['det_T']:5.2f} {torch_scaling}", flush=True)
         record["functions"][func] = {
             "seconds": t, "melem_per_s": {k: n / v / 1e6 for k, v in t.items()},
-            "first_pass": "float64" if func in fast64.FUNCTIONS else (
+            "first_pass": fast64.description(func, variant) if func in fast64.FUNCTIONS else (
                 "float32" if registry.get(func).first_pass else "fast rounding mode"),
             "det_over_numpy": None if t_np is None else t["det"] / t_np,
             "det_over_torch_1": None if t_1 is None else t["det"] / t_1,

@@ -345,3 +345,89 @@ def test_tanh_error_bound_leaves_the_rounding_test_a_margin():
     bound, k, h = tanh.relative_error_bound()
     assert bound < 2.0**-49.7 and (k, h) == (1, -2.0**-8)
     assert 3 * bound * 2.0**53 < tanh.ERR
+
+
+def lanes32(variant: str):
+    """exp's float32 lanes alone (``exp.LANES32`` in a loop of its own), built for
+    ``variant``."""
+    from ulplab.export.fast64 import exp
+
+    src = (fast64.COMMON + tables.exp_table32() + exp.LANES32
+           + "void ul_lanes(const float *restrict x, float *restrict y, long n) {\n"
+           "    for (long i = 0; i < n; i++) {\n"
+           "        const uint32_t b = ul_exp_lanes32(x[i]);\n"
+           "        memcpy(y + i, &b, 4);\n    }\n}\n")
+    return native.buffer_function(native.build_source("exp_lanes32_test", src, variant),
+                                  "ul_lanes")
+
+
+@pytest.mark.parametrize("variant", ("avx512", "avx2"))
+def test_exp_float32_lanes_keep_correct_results_and_flag_few(variant):
+    """What exp's float32 lanes keep is the entry point's result; they flag |x| > 87, NaN and
+    the infinities, and 5e-4 of ordinary inputs (the analysis: B0/H = 2^-11; measured 5.0e-4
+    on 2^24 uniform inputs in [-10, 10] and in [-87, 87]): a less accurate evaluation (a larger
+    bound) flags more, a wrong test fewer."""
+    runnable(variant)
+    lanes = lanes32(variant)
+    rng = np.random.default_rng(7)
+    for lo, hi in ((-10, 10), (-87, 87)):
+        x = rng.uniform(lo, hi, 1 << 20).astype(np.float32)
+        got = np.empty_like(x)
+        lanes(x.ctypes.data, got.ctypes.data, x.size)
+        flagged = got.view(np.uint32) == FLAG_NAN
+        assert 4e-4 < flagged.mean() < 6e-4, flagged.mean()
+        want = one_pass("exp", x)
+        assert np.array_equal(got.view(np.uint32)[~flagged], want.view(np.uint32)[~flagged])
+    x = hard_cases(1 << 16)
+    got = np.empty_like(x)
+    lanes(x.ctypes.data, got.ctypes.data, x.size)
+    flagged = got.view(np.uint32) == FLAG_NAN
+    want = one_pass("exp", x)
+    assert np.array_equal(got.view(np.uint32)[~flagged], want.view(np.uint32)[~flagged]), \
+        show(x[~flagged], got[~flagged], want[~flagged])
+    wide = (x.view(np.uint32) & np.uint32(0x7FFFFFFF)) > np.uint32(0x42AE0000)
+    assert flagged[wide].all() and wide.any()
+
+
+@pytest.mark.parametrize(("march", "lanes"), [(None, False), ("x86-64-v3", True),
+                                              ("x86-64-v4", True)])
+def test_exp_float32_lanes_only_where_there_is_an_fma(march, lanes, tmp_path):
+    """The avx2 and avx512 builds compile the float32 lanes (fmaf is an instruction there); the
+    portable build the float64 loop alone (its fmaf would be glibc's software one)."""
+    src = tmp_path / "exp.c"
+    src.write_text(fast64.source("exp"))
+    flags = [] if march is None else [f"-march={march}"]
+    res = subprocess.run([CC, "-E", *flags, str(src)], capture_output=True, text=True,
+                         check=True)
+    body = res.stdout[res.stdout.index("ulplab_exp_fast64"):]
+    assert ("ul_exp_lanes32" in body) is lanes
+
+
+def test_exp_float32_table_is_the_nearest_pair():
+    """ul_exp32_hi[j] is 2^(j/64) rounded to the nearest float32, and hi + lo is within 2^-49
+    of it; ln2/64's float32 is a multiple of 2^-27 (so is k L1: r1 exact)."""
+    text = tables.exp_table32()
+
+    def array(name: str) -> list[float]:
+        body = text[text.index(name):]
+        body = body[body.index("{") + 1:body.index("}")]
+        return [float.fromhex(v.strip().rstrip("f")) for v in body.split(",")]
+
+    hi, lo = array("ul_exp32_hi"), array("ul_exp32_lo")
+    assert len(hi) == len(lo) == 64 and hi[0] == 1.0 and lo[0] == 0.0
+    with mpmath.workprec(200):
+        for j in range(64):
+            exact = mpmath.mpf(2) ** (mpmath.mpf(j) / 64)
+            assert np.float32(hi[j]) == hi[j] and np.float32(lo[j]) == lo[j]
+            assert abs(mpmath.mpf(hi[j]) - exact) <= mpmath.mpf(2) ** -24
+            assert abs(mpmath.mpf(hi[j]) + mpmath.mpf(lo[j]) - exact) <= mpmath.mpf(2) ** -49
+    l1 = text[text.index("UL_LN2_64_F ="):].split("=")[1].split(";")[0].strip().rstrip("f")
+    assert (Fraction(float.fromhex(l1)) * 2**27).denominator == 1
+
+
+def test_the_pass_says_what_it_evaluates_in():
+    assert fast64.description("exp", "avx512") == "float32 lanes, then float64"
+    assert fast64.description("exp", "portable") == "float64"
+    assert fast64.description("log", "avx2") == "float64"
+    with pytest.raises(UsageError):
+        fast64.description("exp2", "avx2")

@@ -9,6 +9,9 @@ every float32 rounding boundary (the midpoints between float32 neighbours), the 
 rounded result is ``(float)y``; elsewhere, and for every special input (NaN, infinities, zero
 where its sign matters, results outside the normal float32 range), the lane is flagged
 (``FLAG_NAN``) and the runner's second pass, the whole float32 entry point, decides it.
+exp's pass, on targets with an FMA instruction, first evaluates in float32 lanes (twice the
+elements per vector) with a rounding test of its own and runs the float64 evaluation on the
+elements that test leaves undecided (``ulplab.export.fast64.exp``: ``LANES32``).
 
 The C of each function is in its module (``SOURCE``), the shared part in ``COMMON``; the float64
 tables are generated at build time from exact arithmetic (mpmath, ``tables``) and printed as
@@ -39,6 +42,23 @@ from ulplab.errors import UsageError
 
 FUNCTIONS = ("exp", "log", "tanh", "sin", "cos", "sigmoid", "silu", "softplus", "gelu", "erf")
 """The kernels with a float64 first pass, each a module of this package."""
+
+FLOAT32_LANES = ("exp",)
+"""The passes that evaluate in float32 lanes first (then in float64 where that is undecided)
+in the builds whose target has an FMA instruction: ``FMA_VARIANTS``."""
+
+FMA_VARIANTS = ("avx512", "avx2")
+"""The build variants compiled with an FMA instruction (``__FMA__``)."""
+
+
+def description(func: str, variant: str) -> str:
+    """What ``func``'s pass evaluates in, built for ``variant``: "float32 lanes, then float64"
+    or "float64"."""
+    module(func)
+    if func in FLOAT32_LANES and variant in FMA_VARIANTS:
+        return "float32 lanes, then float64"
+    return "float64"
+
 
 COMMON = r"""
 #include <stdint.h>
@@ -118,4 +138,5 @@ def source_sha256(func: str) -> str:
     return hashlib.sha256(source(func).encode()).hexdigest()
 
 
-__all__ = ["COMMON", "FUNCTIONS", "module", "source", "source_sha256", "symbol"]
+__all__ = ["COMMON", "FLOAT32_LANES", "FMA_VARIANTS", "FUNCTIONS", "description", "module",
+           "source", "source_sha256", "symbol"]

@@ -67,6 +67,45 @@ def exp_table() -> str:
             + c_constant("UL_LN2_64_LO", lo))
 
 
+def _nearest32(v: mpmath.mpf) -> float:
+    """``v`` rounded to the nearest float32 (24 bits; no subnormal here), as a float."""
+    with mpmath.workprec(24):
+        return float(+v)
+
+
+def c_array32(name: str, values: list[float]) -> str:
+    rows = [", ".join(v.hex() + "f" for v in values[i:i + 4]) for i in range(0, len(values), 4)]
+    return (f"static const float {name}[{len(values)}] = {{\n    "
+            + ",\n    ".join(rows) + "\n};\n")
+
+
+@cache
+def exp_table32() -> str:
+    """The float32 lanes' exp table and constants: ``ul_exp32_hi[j]`` = 2^(j/64) rounded to
+    the nearest float32 and ``ul_exp32_lo[j]`` = the rest rounded to nearest (|error| <=
+    2^-49); ``UL_64_LN2_F`` = 64/ln2 rounded to nearest; ``UL_LN2_64_F`` = ln2/64 rounded to
+    nearest (0x1.62e43p-7: 21 significant bits, so k times it is a multiple of 2^-27);
+    ``UL_LN2_64_F_OVER`` = by how much that float32 exceeds ln2/64, rounded to nearest
+    (|error| <= 2^-59)."""
+    with mpmath.workprec(200):
+        hi, lo = [], []
+        for j in range(1 << EXP_TABLE_BITS):
+            t = mpmath.mpf(2) ** (mpmath.mpf(j) / (1 << EXP_TABLE_BITS))
+            hi.append(_nearest32(t))
+            lo.append(_nearest32(t - mpmath.mpf(hi[-1])))
+        ln2_64 = mpmath.log(2) / (1 << EXP_TABLE_BITS)
+        l1 = _nearest32(ln2_64)
+        nl2 = _nearest32(mpmath.mpf(l1) - ln2_64)
+        c = _nearest32((1 << EXP_TABLE_BITS) / mpmath.log(2))
+
+    def const(name: str, value: float) -> str:
+        return f"static const float {name} = {value.hex()}f;\n"
+
+    return (c_array32("ul_exp32_hi", hi) + c_array32("ul_exp32_lo", lo)
+            + const("UL_64_LN2_F", c) + const("UL_LN2_64_F", l1)
+            + const("UL_LN2_64_F_OVER", nl2))
+
+
 @cache
 def pio2_split() -> str:
     """pi/2 split in three (Cody and Waite): ``UL_PIO2_1`` = pi/2 rounded to 36 significant
@@ -153,7 +192,9 @@ __all__ = [
     "LOG_OFF",
     "LOG_TABLE_BITS",
     "c_array",
+    "c_array32",
     "exp_table",
+    "exp_table32",
     "horner",
     "ln2_split",
     "log_subinterval",
