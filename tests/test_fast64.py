@@ -189,7 +189,7 @@ def test_either_first_pass_gives_the_same_bits(func):
                          [("x86-64-v3", "avx2", 32), ("x86-64-v4", "avx512", 64)])
 @pytest.mark.parametrize("func", fast64.FUNCTIONS)
 def test_the_float64_loop_vectorizes(func, march, variant, width, tmp_path):
-    """gcc vectorizes the float64 pass's loop, with the runner's flags and FAST64_FLAGS:
+    """gcc vectorizes the float64 pass's loop, with the runner's flags and fast64_flags:
     32-byte vectors for AVX2, 64-byte for AVX-512 (compiling only: any x86 gcc)."""
     version = subprocess.run([CC, "--version"], capture_output=True, text=True).stdout
     if "Free Software Foundation" not in version:
@@ -199,7 +199,7 @@ def test_the_float64_loop_vectorizes(func, march, variant, width, tmp_path):
     src.write_text(text)
     loop_line = text.splitlines().index("    for (long i = 0; i < n; i++) {") + 1
     res = subprocess.run([CC, *native.BASE_FLAGS[:4], f"-march={march}",
-                          *native.FAST64_FLAGS[variant], "-fopt-info-vec", "-c", str(src),
+                          *native.fast64_flags(variant), "-fopt-info-vec", "-c", str(src),
                           "-o", str(tmp_path / "k.o")],
                          capture_output=True, text=True, check=True)
     assert f"{func}.c:{loop_line}:24: optimized: loop vectorized using {width} byte vectors" \
@@ -431,3 +431,26 @@ def test_the_pass_says_what_it_evaluates_in():
     assert fast64.description("log", "avx2") == "float64"
     with pytest.raises(UsageError):
         fast64.description("exp2", "avx2")
+
+
+@pytest.mark.parametrize("variant", ("avx512", "avx2"))
+def test_the_x86_passes_read_their_tables_by_gathers(variant, tmp_path):
+    """The x86 float64 passes' tables are read by vgather instructions: gcc 13.2 and later
+    leave gathers out of their Intel tunings unless told (-mgather: fast64_flags adds it where
+    the compiler takes it), and their element-by-element loads made exp's pass twice as slow
+    on a 16-core Xeon (native.GATHER_FLAG); compiling only: any x86 gcc."""
+    version = subprocess.run([CC, "--version"], capture_output=True, text=True).stdout
+    if "Free Software Foundation" not in version:
+        pytest.skip("the flags checked here are gcc's")
+    src = tmp_path / "exp.c"
+    src.write_text(fast64.source("exp"))
+    asm = tmp_path / "exp.s"
+    subprocess.run([CC, *native.BASE_FLAGS[:4], *native.VARIANTS[variant][0],
+                    *native.fast64_flags(variant), "-S", str(src), "-o", str(asm)], check=True)
+    assert "vgather" in asm.read_text()
+    assert native.fast64_flags("portable") == native.FAST64_FLAGS.get("portable", ())
+
+
+def test_a_flag_the_compiler_refuses_is_left_out():
+    assert native._accepts(native.compiler(), "-O2")
+    assert not native._accepts(native.compiler(), "-mno-such-option-ulplab")

@@ -23,7 +23,7 @@ The float32 entry point runs in two passes (``_float32_passes``). Pass 1 is the 
 float64 first pass where it has one (``ulplab.export.fast64``: exp, log, tanh, sin, cos,
 sigmoid, silu, softplus, gelu, erf; hand-written C in float64 arithmetic that the compiler
 vectorizes, with a rounding test, proved to give the kernel's bits on all 2^32 inputs per
-build variant by ``benchmarks/verify_native.py --fast64``, built with ``FAST64_FLAGS``;
+build variant by ``benchmarks/verify_native.py --fast64``, built with ``fast64_flags``;
 ``kernel(..., first_pass="float32")`` skips it), else its float32 first pass where its
 ``KERNELS`` entry has one (``first_pass``: exp, log, sin, cos, tanh, sigmoid, silu, gelu): a
 shorter evaluation with its own error bound and rounding test
@@ -613,6 +613,36 @@ loads; with these the tables are read by vgatherqpd and AVX-512 builds use 512-b
 with -march=x86-64-v4 alone, 0.59 with these; AVX2 build 1.27 and 1.10)."""
 
 
+GATHER_FLAG = "-mgather"
+"""Added to the x86 float64 passes' flags where the compiler takes it (``fast64_flags``): gcc
+13.2 and later turn table gathers off in their Intel tunings (the Downfall/GDS microcode makes
+vgather slower) and load each table entry on its own instead, which is slower still for these
+loops. Measured on the lent machine's 16-core Xeon (gcc 13.3), each float64 pass on 4,096
+inputs in [-4, 4] in cache, one thread, without and with it: exp 1.26 and 0.62 ns per element,
+tanh 1.25 and 0.91, gelu 3.3 and 2.3, log 1.50 and 1.24. gcc 12 has no such option and gathers
+with -mtune=icelake-server already."""
+
+
+@cache
+def _accepts(cc: str, flag: str) -> bool:
+    """Whether the compiler ``cc`` compiles an empty C file with ``flag`` (and no warning)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "probe.c"
+        src.write_text("int ulplab_probe;\n")
+        res = subprocess.run([cc, flag, "-Werror", "-c", str(src), "-o", str(Path(tmp) / "p.o")],
+                             capture_output=True, text=True, check=False)
+    return res.returncode == 0
+
+
+def fast64_flags(variant: str) -> tuple[str, ...]:
+    """``FAST64_FLAGS[variant]``, and ``GATHER_FLAG`` for an x86 variant where the compiler
+    takes it."""
+    flags = FAST64_FLAGS.get(variant, ())
+    if variant in X86_ONLY and _accepts(compiler(), GATHER_FLAG):
+        flags = (*flags, GATHER_FLAG)
+    return flags
+
+
 @cache
 def _fast64(func: str, variant: str) -> Callable[..., None]:
     """The C function of ``func``'s float64 first pass (``ulplab.export.fast64``), built with
@@ -620,7 +650,7 @@ def _fast64(func: str, variant: str) -> Callable[..., None]:
     from ulplab.export import fast64
 
     return buffer_function(library(f"{func}_fast64", variant, lambda: fast64.source(func),
-                             extra_flags=FAST64_FLAGS.get(variant, ())),
+                             extra_flags=fast64_flags(variant)),
                      fast64.symbol(func))
 
 
@@ -836,9 +866,10 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
     return run
 
 
-__all__ = ["CHUNK", "FAST64_FLAGS", "FIRST_PASSES", "MIN_PER_THREAD", "MIN_PER_THREAD_LOOKUP",
-           "THREADS_ENV", "VARIANTS", "array_function", "best_variant", "buffer_function", "build",
+__all__ = ["CHUNK", "FAST64_FLAGS", "FIRST_PASSES", "GATHER_FLAG", "MIN_PER_THREAD",
+           "MIN_PER_THREAD_LOOKUP", "THREADS_ENV", "VARIANTS", "array_function", "best_variant",
+           "buffer_function", "build",
            "build_source", "cached_library", "check_first_pass",
            "check_threads", "cpu_count", "env_threads",
-           "float32_input", "float32_output", "kernel", "lookup", "resolve_threads",
+           "fast64_flags", "float32_input", "float32_output", "kernel", "lookup", "resolve_threads",
            "run_sliced", "runnable_variants", "slice_bounds"]
