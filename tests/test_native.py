@@ -327,8 +327,9 @@ def test_inputs_are_read_in_place_and_other_layouts_copied_once():
         assert got.flags.aligned and np.array_equal(got, np.asarray(other, np.float32))
 
 
-RUNNER_PROVEN = {f: {"avx512", "avx2"} for f in ("exp2", "expm1", "gelu_grad", "gelu_tanh",
-                                                 "log1p", "log2", "rsqrt", "tan", "tanh_grad")}
+RUNNER_PROVEN = {f: {"avx512", "avx2", "portable"}
+                 for f in ("exp2", "expm1", "gelu_grad", "gelu_tanh", "log1p", "log2", "rsqrt",
+                           "tan", "tanh_grad")}
 """The runner proofs recorded (benchmarks/verify_native.py --runner, every 2^32 input) for the
 kernels without a float64 first pass, by kernel: the build variants proved."""
 
