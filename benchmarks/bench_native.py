@@ -343,7 +343,8 @@ def overhead(func: str, runs: int) -> list[dict[str, float | int]]:
     first = native._float32_passes(func, native.best_variant())[0]
     peer = NUMPY[func]
     ufunc = peer if isinstance(peer, np.ufunc) else None
-    label = "float64" if func in fast64.FUNCTIONS else "float32"
+    label = (fast64.description(func, native.best_variant()) if func in fast64.FUNCTIONS
+             else "float32")
     print(f"{func}: ns per element (thread CPU time) on one thread, fresh output / reused "
           f"output (out=); first pass: {label}")
     print(f"{'n':>9} {'det':>6} {'det out':>7} {'pass':>6} {'pass out':>8} {'numpy':>6} "
