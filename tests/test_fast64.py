@@ -4,6 +4,7 @@ sets and 10^6 random inputs; what the float64 pass keeps is the correctly rounde
 flags few ordinary inputs, its loop vectorizes, its tables are what they say, and the registry
 holds a proof over all 2^32 inputs for the pass as it is now."""
 
+import platform
 import re
 import shutil
 import subprocess
@@ -47,6 +48,16 @@ def runnable(variant: str) -> None:
     ULPLAB_MAX_ISA): the tests do not assume AVX-512 or AVX2."""
     if variant not in native.runnable_variants():
         pytest.skip(f"this CPU cannot run the {variant} build")
+
+
+def x86_gcc() -> None:
+    """Skip unless this is an x86-64 machine with gcc: the compile-only tests below pass x86
+    -march flags and read gcc's reports (they need no AVX2 or AVX-512 to run)."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("x86 compile flags: not an x86-64 machine")
+    version = subprocess.run([CC, "--version"], capture_output=True, text=True).stdout
+    if "Free Software Foundation" not in version:
+        pytest.skip("the reports and flags checked here are gcc's")
 
 
 def one_pass(func: str, x: np.ndarray) -> np.ndarray:
@@ -192,9 +203,7 @@ def test_either_first_pass_gives_the_same_bits(func):
 def test_the_float64_loop_vectorizes(func, march, variant, width, tmp_path):
     """gcc vectorizes the float64 pass's loop, with the runner's flags and fast64_flags:
     32-byte vectors for AVX2, 64-byte for AVX-512 (compiling only: any x86 gcc)."""
-    version = subprocess.run([CC, "--version"], capture_output=True, text=True).stdout
-    if "Free Software Foundation" not in version:
-        pytest.skip("the vectorization report checked here is gcc's")
+    x86_gcc()
     text = fast64.source(func)
     src = tmp_path / f"{func}.c"
     src.write_text(text)
@@ -398,6 +407,7 @@ def test_exp_float32_lanes_keep_correct_results_and_flag_few(variant):
 def test_exp_float32_lanes_only_where_there_is_an_fma(march, lanes, tmp_path):
     """The avx2 and avx512 builds compile the float32 lanes (fmaf is an instruction there); the
     portable build the float64 loop alone (its fmaf would be glibc's software one)."""
+    x86_gcc()
     src = tmp_path / "exp.c"
     src.write_text(fast64.source("exp"))
     flags = [] if march is None else [f"-march={march}"]
@@ -443,9 +453,7 @@ def test_the_x86_passes_read_their_tables_by_gathers(variant, tmp_path):
     leave gathers out of their Intel tunings unless told (-mgather: fast64_flags adds it where
     the compiler takes it), and their element-by-element loads made exp's pass twice as slow
     on a 16-core Xeon (native.GATHER_FLAG); compiling only: any x86 gcc."""
-    version = subprocess.run([CC, "--version"], capture_output=True, text=True).stdout
-    if "Free Software Foundation" not in version:
-        pytest.skip("the flags checked here are gcc's")
+    x86_gcc()
     src = tmp_path / "exp.c"
     src.write_text(fast64.source("exp"))
     asm = tmp_path / "exp.s"
