@@ -283,7 +283,8 @@ def main() -> None:
               f"{t['det'] / t['det_T']:5.2f} {torch_scaling}", flush=True)
         record["functions"][func] = {
             "seconds": t, "melem_per_s": {k: n / v / 1e6 for k, v in t.items()},
-            "first_pass": fast64.description(func, variant) if func in fast64.FUNCTIONS else (
+            "first_pass": fast64.description(func, "fma" in native.VARIANTS[variant][1])
+            if func in fast64.FUNCTIONS else (
                 "float32" if registry.get(func).first_pass else "fast rounding mode"),
             "det_over_numpy": None if t_np is None else t["det"] / t_np,
             "det_over_torch_1": None if t_1 is None else t["det"] / t_1,
@@ -343,8 +344,8 @@ def overhead(func: str, runs: int) -> list[dict[str, float | int]]:
     first = native._float32_passes(func, native.best_variant())[0]
     peer = NUMPY[func]
     ufunc = peer if isinstance(peer, np.ufunc) else None
-    label = (fast64.description(func, native.best_variant()) if func in fast64.FUNCTIONS
-             else "float32")
+    fma = "fma" in native.VARIANTS[native.best_variant()][1]
+    label = fast64.description(func, fma) if func in fast64.FUNCTIONS else "float32"
     print(f"{func}: ns per element (thread CPU time) on one thread, fresh output / reused "
           f"output (out=); first pass: {label}")
     print(f"{'n':>9} {'det':>6} {'det out':>7} {'pass':>6} {'pass out':>8} {'numpy':>6} "

@@ -45,19 +45,15 @@ FUNCTIONS = ("exp", "log", "tanh", "sin", "cos", "sigmoid", "silu", "softplus", 
 
 FLOAT32_LANES = ("exp",)
 """The passes that evaluate in float32 lanes first (then in float64 where that is undecided)
-in the builds whose target has an FMA instruction: ``FMA_VARIANTS``."""
-
-FMA_VARIANTS = ("avx512", "avx2")
-"""The build variants compiled with an FMA instruction (``__FMA__``)."""
+in the builds whose target has an FMA instruction (``__FMA__``: the build variants whose CPU
+flags, ``native.VARIANTS``, include fma)."""
 
 
-def description(func: str, variant: str) -> str:
-    """What ``func``'s pass evaluates in, built for ``variant``: "float32 lanes, then float64"
-    or "float64"."""
+def description(func: str, fma: bool) -> str:
+    """What ``func``'s pass evaluates in, built for a target with (``fma``) or without an FMA
+    instruction: "float32 lanes, then float64" or "float64"."""
     module(func)
-    if func in FLOAT32_LANES and variant in FMA_VARIANTS:
-        return "float32 lanes, then float64"
-    return "float64"
+    return "float32 lanes, then float64" if fma and func in FLOAT32_LANES else "float64"
 
 
 COMMON = r"""
@@ -138,5 +134,5 @@ def source_sha256(func: str) -> str:
     return hashlib.sha256(source(func).encode()).hexdigest()
 
 
-__all__ = ["COMMON", "FLOAT32_LANES", "FMA_VARIANTS", "FUNCTIONS", "description", "module",
-           "source", "source_sha256", "symbol"]
+__all__ = ["COMMON", "FLOAT32_LANES", "FUNCTIONS", "description", "module", "source",
+           "source_sha256", "symbol"]

@@ -21,9 +21,10 @@ LOG_INVC_BITS = 21
 """Significant bits of log's 1/c: z (24 bits) times 1/c is exact in float64."""
 
 
-def _nearest(v: mpmath.mpf) -> float:
-    """``v`` rounded to the nearest float64 (mpmath rounds to nearest at 53 bits)."""
-    with mpmath.workprec(53):
+def _nearest(v: mpmath.mpf, bits: int = 53) -> float:
+    """``v`` rounded to the nearest float64 (mpmath rounds to nearest at 53 bits), or with
+    ``bits`` = 24 to the nearest float32 (no subnormal among the values rounded here)."""
+    with mpmath.workprec(bits):
         return float(+v)
 
 
@@ -37,9 +38,13 @@ def horner(var: str, coefficients: list[Fraction], fma: str = "UL_FMA") -> str:
     return text
 
 
-def c_array(name: str, values: list[float]) -> str:
-    rows = [", ".join(v.hex() for v in values[i:i + 4]) for i in range(0, len(values), 4)]
-    return (f"static const double {name}[{len(values)}] = {{\n    "
+def c_array(name: str, values: list[float], ctype: str = "double") -> str:
+    """The C array ``name`` of ``values`` as hex literals (``ctype`` double, or float: each
+    value then a float32, written with the f suffix)."""
+    suffix = "f" if ctype == "float" else ""
+    rows = [", ".join(v.hex() + suffix for v in values[i:i + 4])
+            for i in range(0, len(values), 4)]
+    return (f"static const {ctype} {name}[{len(values)}] = {{\n    "
             + ",\n    ".join(rows) + "\n};\n")
 
 
@@ -67,18 +72,6 @@ def exp_table() -> str:
             + c_constant("UL_LN2_64_LO", lo))
 
 
-def _nearest32(v: mpmath.mpf) -> float:
-    """``v`` rounded to the nearest float32 (24 bits; no subnormal here), as a float."""
-    with mpmath.workprec(24):
-        return float(+v)
-
-
-def c_array32(name: str, values: list[float]) -> str:
-    rows = [", ".join(v.hex() + "f" for v in values[i:i + 4]) for i in range(0, len(values), 4)]
-    return (f"static const float {name}[{len(values)}] = {{\n    "
-            + ",\n    ".join(rows) + "\n};\n")
-
-
 @cache
 def exp_table32() -> str:
     """The float32 lanes' exp table and constants: ``ul_exp32_hi[j]`` = 2^(j/64) rounded to
@@ -91,17 +84,17 @@ def exp_table32() -> str:
         hi, lo = [], []
         for j in range(1 << EXP_TABLE_BITS):
             t = mpmath.mpf(2) ** (mpmath.mpf(j) / (1 << EXP_TABLE_BITS))
-            hi.append(_nearest32(t))
-            lo.append(_nearest32(t - mpmath.mpf(hi[-1])))
+            hi.append(_nearest(t, 24))
+            lo.append(_nearest(t - mpmath.mpf(hi[-1]), 24))
         ln2_64 = mpmath.log(2) / (1 << EXP_TABLE_BITS)
-        l1 = _nearest32(ln2_64)
-        nl2 = _nearest32(mpmath.mpf(l1) - ln2_64)
-        c = _nearest32((1 << EXP_TABLE_BITS) / mpmath.log(2))
+        l1 = _nearest(ln2_64, 24)
+        nl2 = _nearest(mpmath.mpf(l1) - ln2_64, 24)
+        c = _nearest((1 << EXP_TABLE_BITS) / mpmath.log(2), 24)
 
     def const(name: str, value: float) -> str:
         return f"static const float {name} = {value.hex()}f;\n"
 
-    return (c_array32("ul_exp32_hi", hi) + c_array32("ul_exp32_lo", lo)
+    return (c_array("ul_exp32_hi", hi, "float") + c_array("ul_exp32_lo", lo, "float")
             + const("UL_64_LN2_F", c) + const("UL_LN2_64_F", l1)
             + const("UL_LN2_64_F_OVER", nl2))
 
@@ -192,7 +185,6 @@ __all__ = [
     "LOG_OFF",
     "LOG_TABLE_BITS",
     "c_array",
-    "c_array32",
     "exp_table",
     "exp_table32",
     "horner",
