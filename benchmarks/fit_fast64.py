@@ -1,21 +1,29 @@
-"""The piecewise polynomials of the float64 first passes of det gelu and det erf
-(``ulplab.export.fast64.gelu`` and ``.erf``): fit them, print them as the modules' literals, and
-measure their approximation error.
+"""The polynomials of the float64 first passes of det gelu, det erf and det sin/cos
+(``ulplab.export.fast64.gelu``, ``.erf`` and ``.sin``): fit them, print them as the modules'
+literals, and measure their approximation error.
 
-    python benchmarks/fit_fast64.py gelu|erf [--check-points 2000]
+    python benchmarks/fit_fast64.py gelu|erf|sincos [--check-points 2000]
 
 Each piece k covers [c - h, c + h], c = k w, h = w/2 (piece 0: [0, h], the inputs are
 nonnegative), and holds the polynomial of degree d in t = u - c that interpolates the function
 at the d + 1 Chebyshev nodes of the piece, solved in mpmath at 160 bits; its coefficients (low
 to high) are then rounded to the nearest float64 once. Functions (``SETUP``):
-* gelu: S_c(u) = exp(-c^2/2) R(u), R(u) = erfc(u/sqrt2) exp(u^2/2), w = 1/128, d = 4,
-  pieces k = 0..1840 (u in [0, 14.37890625]);
+* gelu: S_c(u) = exp(-c^2/2) R(u), R(u) = erfc(u/sqrt2) exp(u^2/2), w = 1/256, d = 3,
+  pieces k = 0..3680 (u in [0, 14.376953125]);
 * erf: G(u) = erf(u)/u (2/sqrt(pi) at 0), w = 1/512, d = 3, pieces k = 0..2008 (u in
   [0, 3.9228515625]); the pass returns u G(u), so erf keeps its relative accuracy as u goes
   to 0.
 The check evaluates each piece's polynomial, with the float64 coefficients, exactly (mpmath at
 160 bits) at ``--check-points`` + 1 equally spaced points of the piece and prints the largest
 relative error against the function (mpmath at 160 bits), as a power of 2, per piece and overall.
+
+sincos: one polynomial each in s = r^2 on [0, R^2], R = pi/4 + 2^-40 (sin's reduced argument,
+``ulplab.export.fast64.sin``), interpolating at the Chebyshev nodes of that interval (mpmath at
+160 bits, coefficients rounded to the nearest float64 once): (sin r - r)/r^3 by degree
+``SINCOS["sin"]`` and (cos r - 1)/r^2 by degree ``SINCOS["cos"]``, printed as the module's
+``SIN`` and ``COS`` (low to high); the check is the relative error of the whole r + r^3 P(r^2)
+and 1 + r^2 Q(r^2), evaluated exactly, against sin r and cos r at ``--check-points`` equally
+spaced r in (0, R].
 """
 
 from __future__ import annotations
@@ -27,9 +35,55 @@ import mpmath
 
 PREC = 160
 SETUP = {  # func: (piece width, number of pieces, degree)
-    "gelu": (mpmath.mpf(1) / 128, 1841, 4),
+    "gelu": (mpmath.mpf(1) / 256, 3681, 3),
     "erf": (mpmath.mpf(1) / 512, 2009, 3),
 }
+
+
+
+SINCOS = {"sin": 4, "cos": 5}
+"""The degrees in s = r^2 of sin's and cos's polynomials (5 and 6 coefficients)."""
+
+
+def sincos_reach() -> mpmath.mpf:
+    """R = pi/4 + 2^-40: the largest |r| of sin's reduction."""
+    return mpmath.pi / 4 + mpmath.mpf(2) ** -40
+
+
+def sincos_target(func: str, s: mpmath.mpf) -> mpmath.mpf:
+    """(sin r - r)/r^3 or (cos r - 1)/r^2 at r = sqrt(s) (their limits -1/6 and -1/2 at 0)."""
+    r = mpmath.sqrt(s)
+    if func == "sin":
+        return (mpmath.sin(r) - r) / (s * r) if s else mpmath.mpf(-1) / 6
+    return (mpmath.cos(r) - 1) / s if s else mpmath.mpf(-1) / 2
+
+
+def fit_sincos() -> dict[str, list[float]]:
+    """sin's and cos's float64 coefficients in s = r^2, low to high."""
+    with mpmath.workprec(PREC):
+        reach = sincos_reach()
+        return {f: [_nearest(v) for v in interpolate(lambda s, f=f: sincos_target(f, s),
+                                                      mpmath.mpf(0), reach**2, d)]
+                for f, d in SINCOS.items()}
+
+
+def sincos_error(func: str, row: list[float], points: int) -> float:
+    """log2 of the largest relative error of r + r^3 P(r^2) (sin) or 1 + r^2 Q(r^2) (cos),
+    with the float64 coefficients ``row`` evaluated exactly, at ``points`` equally spaced r in
+    (0, R]."""
+    worst = mpmath.mpf(0)
+    with mpmath.workprec(PREC):
+        reach = sincos_reach()
+        coefficients = [mpmath.mpf(v) for v in reversed(row)]
+        for i in range(1, points + 1):
+            r = reach * i / points
+            q = mpmath.polyval(coefficients, r * r)
+            if func == "sin":
+                got, want = r + r**3 * q, mpmath.sin(r)
+            else:
+                got, want = 1 + r * r * q, mpmath.cos(r)
+            worst = max(worst, abs(got - want) / abs(want))
+        return float(mpmath.log(worst, 2))
 
 
 def target(func: str, c: mpmath.mpf, t: mpmath.mpf) -> mpmath.mpf:
@@ -107,11 +161,17 @@ def literal(rows: list[list[float]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("func", choices=sorted(SETUP))
+    parser.add_argument("func", choices=[*sorted(SETUP), "sincos"])
     parser.add_argument("--check-points", type=int, default=2000)
     args = parser.parse_args(argv)
     if args.check_points < 1:
         parser.error("--check-points must be at least 1")
+    if args.func == "sincos":
+        for func, row in fit_sincos().items():
+            print(f"{func.upper()}: " + " ".join(v.hex() for v in row))
+            print(f"{func}: largest relative error 2^"
+                  f"{sincos_error(func, row, args.check_points):.2f}", file=sys.stderr)
+        return 0
     rows = fit(args.func)
     print(literal(rows))
     checks = [error(args.func, k, row, args.check_points) for k, row in enumerate(rows)]

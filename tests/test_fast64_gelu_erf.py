@@ -56,9 +56,9 @@ THRESHOLDS = {  # func: {bit pattern: what the float32 entry point does beyond i
 
 SEAMS = {  # func: float32 values where an evaluation changes regime, each with its negative
     # gelu: the clamp of |x| (14.375), subnormal results (-13.146), the first, some middle and
-    # the last piece boundaries (k/128 + 1/256) and the ends of the two tails
-    "gelu": (14.375, 13.146, 1 / 256, 3 / 256, 1.0 + 1 / 256, 5.0 + 1 / 256, 8.0 + 1 / 256,
-             14.375 - 1 / 256, 5.347515, 14.356068),
+    # the last piece boundaries (k/256 + 1/512) and the ends of the two tails
+    "gelu": (14.375, 13.146, 1 / 512, 3 / 512, 1.0 + 1 / 512, 5.0 + 1 / 512, 8.0 + 1 / 512,
+             14.375 - 1 / 512, 5.347515, 14.356068),
     # erf: the clamp of |x| (3.921875), the first, some middle and the last piece boundaries
     # (k/512 + 1/1024), erf's tail
     "erf": (3.921875, 1 / 1024, 3 / 1024, 1.0 + 1 / 1024, 2.0 + 1 / 1024, 3.921875 - 1 / 1024,
@@ -145,12 +145,13 @@ def test_the_tails_are_kept_and_the_specials_flagged(func, variant):
 @pytest.mark.parametrize("func", FUNCS)
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_few_of_the_benchmarks_inputs_are_flagged(func, variant):
-    """Below 1e-5 of the benchmark's inputs (benchmarks/bench_native.py: uniform on [-8, 8])
-    go to the second pass (measured on 2^24 of them, every variant alike: gelu 4.2e-7,
-    erf 1.1e-6)."""
+    """Few of the benchmark's inputs (benchmarks/bench_native.py: uniform on [-8, 8]) go to the
+    second pass: gelu about 2 ERR / 2^29 = 3.1e-5 (its rounding test's bound, ERR = 8192),
+    erf below 1e-5 (measured on 2^24 of them, every variant alike: erf 1.1e-6)."""
     runnable(variant)
     x = np.random.default_rng(3).uniform(-8, 8, 1 << 20).astype(np.float32)
-    assert np.count_nonzero(flagged(float64_pass(func, variant, x))) < 1e-5 * x.size
+    rate = np.count_nonzero(flagged(float64_pass(func, variant, x))) / x.size
+    assert rate < {"gelu": 6e-5, "erf": 1e-5}[func], rate
 
 
 def table(func: str) -> np.ndarray:
@@ -168,7 +169,7 @@ def target(func: str, c: mpmath.mpf, t: mpmath.mpf) -> mpmath.mpf:
     return mpmath.erf(u) / u if u else 2 / mpmath.sqrt(mpmath.pi)
 
 
-BOUND = {"gelu": 2.0**-48.2, "erf": 2.0**-46.3}
+BOUND = {"gelu": 2.0**-41.95, "erf": 2.0**-46.3}
 """The tables' relative approximation error claimed in each module's docstring, rounded up."""
 
 

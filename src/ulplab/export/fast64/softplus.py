@@ -3,7 +3,8 @@
 softplus(x) = max(x, 0) + log1p(E), E = exp(-|x|) in (0, 1], |x| clamped to 104 (exp's float64
 split, ``ulplab.export.fast64.exp``: relative error < 2^-51.9; for |x| > 104 the true E is
 below 2^-150, softplus(x) is x for x > 104 and below 2^-126 for x < -104, and the clamped
-E = exp(-104) keeps both). log1p(E) with log's float64 tables (``ulplab.export.fast64.log``):
+E = exp(-104) keeps both). log1p(E) with the float64 log tables of 128 subintervals
+(``tables.log_tables``, ``tables.LOG_TABLE_BITS``; log's own pass uses 256):
 * u = 1 + E rounded, c = E - (u - 1) exact (Fast2Sum: 1 >= E), so 1 + E = u + c exactly and
   log1p(E) = log(u) + log1p(c/u); |c| <= 2^-53 (half an ulp of u in [1, 2]), and c <= E.
   log1p(c/u) is taken as c: the difference is at most |c| (u - 1) + c^2 < 2^-52.4 E, and
@@ -15,9 +16,13 @@ E = exp(-104) keeps both). log1p(E) with log's float64 tables (``ulplab.export.f
   (42 bits) are exact products, zh invc - 1 is exact (Sterbenz's lemma), so r is their sum
   rounded once (relative error 2^-53), with or without an FMA instruction (the portable build);
   where invc = 1 (the two subintervals next to 1), r = z - 1 exactly. |r| <= 2^-7;
-* log(u) = (k L1 + logc[i]) + (k L2 + p), p = log1p(r) by log's degree-7 Taylor polynomial:
-  log's analysis (``ulplab.export.fast64.log``), below 2^-49 relative; r's rounding adds
-  2^-53 |r| < 2^-53 |log u| (|log u| >= log(1 + 2^-7) > |r| wherever invc != 1);
+* log(u) = (k L1 + logc[i]) + (k L2 + p), p = log1p(r) by its degree-7 Taylor polynomial
+  (``TAYLOR``; ln2 = L1 + L2, ``tables.ln2_split``): truncation below |r|^8/8 < 2^-52
+  |log1p(r)|; below 2^-51 relative where k = 0 and invc = 1 (the polynomial alone); for k = 0
+  elsewhere |logc| <= 1.6 |log u| and |p| <= |log u|/2, so the roundings of logc, p and the
+  sums stay below 2^-50.5; for k = 1, log u >= 0.318 and k L1 + logc <= 2.2 log u, below
+  2^-50.5 again: below 2^-49 relative in all; r's rounding adds 2^-53 |r| < 2^-53 |log u|
+  (|log u| >= log(1 + 2^-7) > |r| wherever invc != 1);
 * c is added to the low part: (k L2 + p) + c, one more rounding, below 2^-53 relative.
 So log1p(E) within 2^-51.9 (E) + 2^-49 + 2^-53 + 2^-51.9 (c) + 2^-53 < 2^-48.5 relative; the
 last sum max(x, 0) + log1p(E) adds 2^-53 (both terms are nonnegative: no cancellation).
@@ -29,12 +34,17 @@ Flagged: NaN (a test on x's bits); +inf (the sum is infinite) and results below 
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from ulplab.export.fast64.exp import CORE as EXP_CORE
-from ulplab.export.fast64.log import TAYLOR
 from ulplab.export.fast64.tables import LOG_OFF, exp_table, horner, ln2_split, log_tables
 
 ERR = 128
 """The rounding test's bound, in units in the last place of the float64 result."""
+
+TAYLOR = [Fraction((-1) ** (i + 1), i) for i in range(2, 8)]
+"""log1p(r) = r + r^2 (c2 + c3 r + ... + c7 r^5): c_i = (-1)^(i+1)/i, i = 2..7 (degree 7: the
+truncation below |r|^8/8 < 2^-52 |log1p(r)| for |r| <= 2^-7)."""
 
 LOG_CORE = f"""
 /* log(1 + e) for e in [0, 1], relative error < 2^-48.5 given e within 2^-51.9 (ulplab.export.

@@ -3,6 +3,7 @@ bits, each entry rounded once to the nearest float64) and printed as C hex float
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache
 
@@ -12,7 +13,8 @@ EXP_TABLE_BITS = 6
 """exp's table: 2^(j/64), j = 0..63."""
 
 LOG_TABLE_BITS = 7
-"""log's table: 128 subintervals of [0.6875, 1.375)."""
+"""log's tables by default (softplus's): 128 subintervals of [0.6875, 1.375); log's own pass
+uses 256 (``ulplab.export.fast64.log.BITS``)."""
 
 LOG_OFF = 0x3FE6000000000000
 """0.6875: log's reduced argument z lies in [0.6875, 1.375), 2^-k times the input."""
@@ -28,9 +30,9 @@ def _nearest(v: mpmath.mpf, bits: int = 53) -> float:
         return float(+v)
 
 
-def horner(var: str, coefficients: list[Fraction], fma: str = "UL_FMA") -> str:
-    """C for the polynomial sum c[i] var^i (c low to high, each exact rational rounded to the
-    nearest float64) in Horner's scheme through ``fma``."""
+def horner(var: str, coefficients: Sequence[Fraction | float], fma: str = "UL_FMA") -> str:
+    """C for the polynomial sum c[i] var^i (c low to high, each an exact rational rounded to
+    the nearest float64, or a float64) in Horner's scheme through ``fma``."""
     hexes = [float(c).hex() for c in coefficients]
     text = hexes[-1]
     for h in reversed(hexes[:-1]):
@@ -121,30 +123,38 @@ def ln2_split() -> str:
     return c_constant("UL_LN2_HI", hi) + c_constant("UL_LN2_LO", lo)
 
 
-def log_subinterval(i: int) -> tuple[float, float]:
-    """[lo, hi) of log's subinterval i: the float64 whose bits are LOG_OFF + i * 2^45 up to
-    the next one (exponent changes included: 16 subintervals of width 2^-8 below 1, ...)."""
+@cache
+def ln2_nearest() -> str:
+    """``UL_LN2``: ln2 rounded to the nearest float64 (|error| < 2^-54 ln2)."""
+    with mpmath.workprec(200):
+        return c_constant("UL_LN2", _nearest(mpmath.log(2)))
+
+
+def log_subinterval(i: int, bits: int = LOG_TABLE_BITS) -> tuple[float, float]:
+    """[lo, hi) of log's subinterval i of 2^bits: the float64 whose bits are LOG_OFF + i *
+    2^(52 - bits) up to the next one (exponent changes included: with 7 bits, 80 subintervals
+    of width 2^-8 below 1, 48 of 2^-7 above)."""
     import struct
 
-    def at(bits: int) -> float:
-        return struct.unpack("<d", struct.pack("<Q", bits))[0]
+    def at(code: int) -> float:
+        return struct.unpack("<d", struct.pack("<Q", code))[0]
 
-    step = 1 << (52 - LOG_TABLE_BITS)
+    step = 1 << (52 - bits)
     return at(LOG_OFF + i * step), at(LOG_OFF + (i + 1) * step)
 
 
 @cache
-def log_tables() -> str:
-    """``ul_log_invc[i]``: 1/c for the subinterval's midpoint c, rounded to LOG_INVC_BITS
-    significant bits (so z * invc and z * invc - 1 are exact); ``ul_log_logc[i]`` = -log(invc)
-    rounded to nearest. The two subintervals next to 1 ([1 - 2^-8, 1) and [1, 1 + 2^-7)) have
-    invc = 1 and logc = 0: there log(z) = log1p(z - 1) with z - 1 exact, so the result keeps
-    its relative accuracy as it goes to 0."""
+def log_tables(bits: int = LOG_TABLE_BITS) -> str:
+    """``ul_log_invc[i]``: 1/c for subinterval i's midpoint c (of 2^bits, ``log_subinterval``),
+    rounded to LOG_INVC_BITS significant bits (so z * invc and z * invc - 1 are exact);
+    ``ul_log_logc[i]`` = -log(invc) rounded to nearest. The two subintervals next to 1 ([1 -
+    2^-(bits+1), 1) and [1, 1 + 2^-bits)) have invc = 1 and logc = 0: there log(z) = log1p(z -
+    1) with z - 1 exact, so the result keeps its relative accuracy as it goes to 0."""
     invc, logc = [], []
     with mpmath.workprec(200):
-        for i in range(1 << LOG_TABLE_BITS):
-            lo, hi = log_subinterval(i)
-            if lo in (1.0 - 2.0 ** -8, 1.0):
+        for i in range(1 << bits):
+            lo, hi = log_subinterval(i, bits)
+            if lo in (1.0 - 2.0 ** -(bits + 1), 1.0):
                 invc.append(1.0)
                 logc.append(0.0)
                 continue
@@ -188,6 +198,7 @@ __all__ = [
     "exp_table",
     "exp_table32",
     "horner",
+    "ln2_nearest",
     "ln2_split",
     "log_subinterval",
     "log_tables",
