@@ -27,13 +27,17 @@ rounds each Horner product: |t|^(j+1) |P_(j+1)| 2^-53 more a step, below (H - 1)
 all); the rounding test takes ERR = 512 (a margin near 5).
 Select (threshold read from the float32 entry point's own outputs): |x| > 3.9192057 (bits above
 0x407AD444 once the sign is cleared, the infinities included: the largest float32 whose erf does
-not round to 1) returns +-1. Flagged: NaN (a test on x's bits); +-0 and the results below 2^-126
-in magnitude (subnormal x below 2^-126/1.1284) by the rounding test (the second pass keeps the
-sign of zero and rounds subnormals).
+not round to 1) returns +-1. Flagged by a test on x's bits: NaN, +-0 and the subnormal inputs
+(the second pass keeps the sign of zero and rounds subnormal results). The rounding test has no
+range part (``ROUND_NORMAL``): for every other input |y| lies in [2^-126, 1] (erf(u) >= 1.128 u
+(1 - u^2/3) for u <= 1, y within 2^-44.7 of it, and u >= 2^-126), which saved the range test's
+comparison and mask a lane: the pass alone, 2^16 inputs in [-8, 8] in cache, one thread,
+1.20 -> 1.14 ns per element (AVX-512 build), 2.07 -> 1.77 (AVX2).
 """
 
 from __future__ import annotations
 
+from ulplab.export.fast64 import ROUND_NORMAL
 from ulplab.export.fast64.tables import piecewise_horner, piecewise_table
 
 ERR = 512
@@ -2059,13 +2063,15 @@ COEFFICIENTS = """
 the degree-3 polynomial in t = u - k/512, coefficients low to high, piece after piece. Made by
 ``python benchmarks/fit_fast64.py erf`` (relative error below 2^-46.31)."""
 
-SOURCE = f"""
+SOURCE = ROUND_NORMAL + f"""
 void ulplab_erf_fast64(const float *restrict x, float *restrict y, long n) {{
     for (long i = 0; i < n; i++) {{
         uint32_t u;
         memcpy(&u, x + i, 4);
         const uint32_t au = u & 0x7FFFFFFFu;
-        const uint32_t nan = au > 0x7F800000u;
+        /* NaN (above 0x7F800000), zero and the subnormals (below 0x00800000): the second
+           pass */
+        const uint32_t bad = au - 0x00800000u > 0x7F800000u - 0x00800000u;
         /* 0x407AD445..0x7F800000: |x| > 3.9192057 (the largest float32 whose erf does not
            round to 1) and the infinities: erf(x) is +-1 */
         const uint32_t one = au - 0x407AD445u <= 0x7F800000u - 0x407AD445u;
@@ -2078,7 +2084,7 @@ void ulplab_erf_fast64(const float *restrict x, float *restrict y, long n) {{
         const double t = UL_FMA(shifted - 0x1.8p52, -0x1p-9, a);
         const double p = a * {piecewise_horner("ul_erf_tab", "k", "t", DEGREE)};
         const uint64_t sign = (uint64_t)(u >> 31) << 63;
-        uint32_t b = ul_round_or_flag(ul_double(ul_bits64(p) | sign), nan, {ERR});
+        uint32_t b = ul_round_normal_or_flag(ul_double(ul_bits64(p) | sign), bad, {ERR});
         b = ul_sel32(one, (u & 0x80000000u) | 0x3F800000u, b);
         memcpy(y + i, &b, 4);
     }}

@@ -5,11 +5,13 @@ kernel needs the Payne-Hanek reduction), NaN and the infinities are flagged:
 * k = nearest(x 2/pi) (within 1/2 + 2^-35), by adding and subtracting 0x1.8p52 after one
   FMA; |k| < 2^17;
 * r = ((x - k P1) - k P2) - k P3 (Cody and Waite, ``tables.pio2_split``: P1, P2 of 36
-  significant bits, so k P1 and k P2 are exact, with or without an FMA instruction; x - k P1 is
-  exact by Sterbenz's lemma); the two other subtractions and k P3 round (2^-52 |r| + 2^-100),
-  and pi/2 - P1 - P2 - P3 < 2^-125 adds k 2^-125; the float32 inputs below 2^17 stay farther
-  than 2^-40 from every multiple of pi/2 but 0 (checked by the exhaustive sweep: no mismatch),
-  so r has a relative error below 2^-51.5;
+  significant bits, so k P1 and k P2 are exact; x - k P1 is exact by Sterbenz's lemma), each
+  product subtracted in one FMA (a product and a difference without an FMA instruction: the
+  same values for the first two, k P3 rounded once more); the two later differences round
+  (2^-52 |r| + 2^-100), and pi/2 - P1 - P2 - P3 < 2^-125 adds k 2^-125; the float32 inputs in
+  [pi/4, 2^17] lie at least 2^-27.83 from every nonzero multiple of pi/2 (the closest:
+  0x437CE5F1 = 252.898..., by a float64 scan of all of them, confirmed in mpmath), so r has a
+  relative error below 2^-51.5;
 * sin r = r + r^3 P(r^2), P of degree 4, cos r = 1 + r^2 Q(r^2), Q of degree 5 (``SIN``,
   ``COS``: ``python benchmarks/fit_fast64.py sincos --check-points 20000``, the interpolants
   at the Chebyshev nodes of s = r^2 in [0, R^2], R = pi/4 + 2^-40, coefficients rounded to the
@@ -26,12 +28,22 @@ inputs. Until 2026-11-26 the polynomials were the Taylor ones of degrees 15 and 
 flagged as rarely as before in practice, saves four FMAs a lane: the pass alone on 2^16
 inputs in [-100, 100] in cache, one thread, this project's 2-core Xeon VM, old and new timed
 alternately: sin 1.72 -> 1.54 ns per element (AVX2 build) and 0.99-1.02 -> 0.91 (AVX-512),
-cos 1.72 -> 1.56 and 1.01-1.03 -> 0.91-0.94. Zero results (sin of +-0) are outside the normal
-range and flagged (the second pass keeps the sign), as are the subnormal ones.
+cos 1.72 -> 1.56 and 1.01-1.03 -> 0.91-0.94.
+Zero and subnormal inputs are flagged by the test on x's bits (sin of +-0 keeps its sign in the
+second pass; sin of a subnormal is subnormal; cos, which shares the loop, leaves its 1 there to
+the second pass too: 2^24 patterns more flagged of 2^32). The rounding test has no range part
+(``ROUND_NORMAL``): for every other input y lies in [2^-126, 1]. Where k = 0, r = x and
+y = r + r^3 P(r^2) is x itself where |r^3 P| < |x|^3/6 is below half an ulp of x in float64
+(|x| < 2^-25), and |y| > 0.89 |x| > 2^-26 elsewhere; where k != 0, |y| >= |sin r| (1 - 2^-45)
+with |r| >= 2^-27.83, or y is a cosine of |r| <= pi/4 + 2^-40, at least 0.7. That saved the
+range test's subtraction, comparison and mask, and the FMAs of the reduction three operations,
+a lane: the pass alone, 2^16 inputs in [-100, 100] in cache, one thread, sin 1.56 -> 1.31 ns
+per element (AVX2 build) and 0.90 -> 0.80 (AVX-512), cos 1.56 -> 1.29 and 0.92 -> 0.75.
 """
 
 from __future__ import annotations
 
+from ulplab.export.fast64 import ROUND_NORMAL
 from ulplab.export.fast64.tables import horner, pio2_split
 
 ERR = 1024
@@ -56,7 +68,8 @@ static inline double ul_sin_quadrant(double v, uint64_t shift) {
     const double shifted = UL_FMA(v, 0x1.45f306dc9c883p-1, 0x1.8p52);
     const double kd = shifted - 0x1.8p52;
     const uint64_t q = ul_bits64(shifted) + shift;            /* k + shift mod 4 */
-    const double r = ((v - kd * UL_PIO2_1) - kd * UL_PIO2_2) - kd * UL_PIO2_3;
+    /* the three products subtracted in FMAs: the first two exact, as k P1 and k P2 are */
+    const double r = UL_FMA(-kd, UL_PIO2_3, UL_FMA(-kd, UL_PIO2_2, UL_FMA(-kd, UL_PIO2_1, v)));
     const double r2 = r * r;
     const double s = UL_FMA(r * r2, """ + horner("r2", SIN) + """, r);
     const double c = UL_FMA(r2, """ + horner("r2", COS) + """, 1.0);
@@ -67,15 +80,17 @@ static inline double ul_sin_quadrant(double v, uint64_t shift) {
 
 
 def source(func: str, shift: int) -> str:
-    """The loop of ``func`` = sin(x + shift pi/2)."""
-    return f"""
+    """The loop of ``func`` = sin(x + shift pi/2) (and the midpoint test it calls)."""
+    return ROUND_NORMAL + f"""
 void ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
     for (long i = 0; i < n; i++) {{
         uint32_t u;
         memcpy(&u, x + i, 4);
-        /* 0x48000000 = 2^17: beyond it (NaN and the infinities too) the second pass */
-        const uint32_t bad = (u & 0x7FFFFFFFu) > 0x48000000u;
-        const uint32_t b = ul_round_or_flag(ul_sin_quadrant((double)x[i], {shift}), bad, {ERR});
+        /* 0x48000000 = 2^17: beyond it (NaN and the infinities too) the second pass; below
+           0x00800000 (zero and the subnormals) too */
+        const uint32_t bad = (u & 0x7FFFFFFFu) - 0x00800000u > 0x48000000u - 0x00800000u;
+        const uint32_t b = ul_round_normal_or_flag(ul_sin_quadrant((double)x[i], {shift}), bad,
+                                                   {ERR});
         memcpy(y + i, &b, 4);
     }}
 }}
