@@ -342,7 +342,7 @@ def overhead(func: str, runs: int) -> list[dict[str, float | int]]:
 
     kern = native.kernel(func)
     first = native._float32_passes(func, native.best_variant())[0]
-    peer = NUMPY[func]
+    peer = NUMPY.get(func)  # None for erf: NumPy has none; its columns print as "-"
     ufunc = peer if isinstance(peer, np.ufunc) else None
     fma = "fma" in native.VARIANTS[native.best_variant()][1]
     label = fast64.description(func, fma) if func in fast64.FUNCTIONS else "float32"
@@ -367,8 +367,9 @@ def overhead(func: str, runs: int) -> list[dict[str, float | int]]:
         fns = {"det": partial(kern, x, threads=1), "det_out": partial(kern, x, y, threads=1),
                "pass": pass_fresh,
                "pass_out": partial(first, x.ctypes.data, y.ctypes.data, n),
-               "numpy": partial(peer, x), "numpy_out": np_out,
                "copy": x.copy, "copyto": partial(np.copyto, y, x)}
+        if peer is not None:
+            fns |= {"numpy": partial(peer, x), "numpy_out": np_out}
         reps = max(1, (1 << 22) // n)
         samples: dict[str, list[float]] = {name: [] for name in fns}
         with np.errstate(all="ignore"):
@@ -383,9 +384,11 @@ def overhead(func: str, runs: int) -> list[dict[str, float | int]]:
                         fn()
                     samples[name].append((time.thread_time() - t0) / reps)
         ns = {name: sorted(v)[len(v) // 2] / n * 1e9 for name, v in samples.items()}
-        print(f"{n:>9} {ns['det']:6.2f} {ns['det_out']:7.2f} {ns['pass']:6.2f} "
-              f"{ns['pass_out']:8.2f} {ns['numpy']:6.2f} {ns['numpy_out']:6.2f} "
-              f"{ns['copy']:6.2f} {ns['copyto']:6.2f}", flush=True)
+        cells = {k: f"{v:.2f}" for k, v in ns.items()}
+        print(f"{n:>9} {cells['det']:>6} {cells['det_out']:>7} {cells['pass']:>6} "
+              f"{cells['pass_out']:>8} {cells.get('numpy', '-'):>6} "
+              f"{cells.get('numpy_out', '-'):>6} {cells['copy']:>6} {cells['copyto']:>6}",
+              flush=True)
         rows.append({"n": n, **ns})
     return rows
 
