@@ -10,12 +10,19 @@ Relative error below 2^-51.9 + 2^-53 + 2^-53 < 2^-50.9, i.e. below 4.3 units in 
 of the float64 result; the rounding test takes ERR = 32 (a margin above 7). Exact results: 0.5
 at x = +-0 (E = 1 exactly: s = 1, q = 0) and 1 for large x, whose float64 values lie far from
 every float32 midpoint. No branch and one quotient.
-Flagged: NaN (a test on x's bits); results below 2^-126 (x < -87.34 and -inf; the second pass
-rounds subnormals and returns 0) by the rounding test. sigmoid(+inf) = 1 is kept.
+Flagged by a test on x's bits: NaN and x < -87 (0xC2AE0000: every larger bit pattern is a
+negative number beyond it, -inf or a NaN; the results below 2^-126, from x < -87.34, are among
+them, and the second pass rounds subnormals and returns 0). sigmoid(+inf) = 1 is kept. The
+rounding test has no range part (``fast64.ROUND_NORMAL``): for every other input y lies in
+[2^-125.5, 1] (sigmoid(-87) = 1.65e-38 = 2^-125.51, within 2^-50.9 relative), which saved the
+range test's subtraction, comparison and mask a lane: the pass alone, 2^16 inputs in [-8, 8] in
+cache, one thread, this project's 2-core Xeon VM, old and new timed alternately, 1.08 -> 0.94
+ns per element (AVX-512 build), 1.89 -> 1.44 (AVX2).
 """
 
 from __future__ import annotations
 
+from ulplab.export.fast64 import ROUND_NORMAL
 from ulplab.export.fast64.exp import CORE as EXP_CORE
 from ulplab.export.fast64.tables import exp_table
 
@@ -33,14 +40,15 @@ static inline double ul_exp_neg_clamped(uint32_t u) {
 }
 """
 
-SOURCE = EXP_CORE + CLAMP + f"""
+SOURCE = EXP_CORE + CLAMP + ROUND_NORMAL + f"""
 void ulplab_sigmoid_fast64(const float *restrict x, float *restrict y, long n) {{
     for (long i = 0; i < n; i++) {{
         uint32_t u;
         memcpy(&u, x + i, 4);
-        const uint32_t nan = (u & 0x7FFFFFFFu) > 0x7F800000u;
+        /* NaN, and x below 0xC2AE0000 = -87 (-inf and the negative NaNs too) */
+        const uint32_t bad = ((u & 0x7FFFFFFFu) > 0x7F800000u) | (u > 0xC2AE0000u);
         const double t = 1.0 / (1.0 + ul_exp_neg_clamped(u));
-        const uint32_t b = ul_round_or_flag(t, nan, {ERR});
+        const uint32_t b = ul_round_normal_or_flag(t, bad, {ERR});
         memcpy(y + i, &b, 4);
     }}
 }}
