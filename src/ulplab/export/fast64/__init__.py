@@ -113,8 +113,9 @@ static inline uint32_t ul_round_normal_or_flag(double y, uint32_t bad, uint64_t 
 }
 """
 """The midpoint test alone (``ul_round_normal_or_flag``), put in the source of the passes that
-use it (log, sin, cos, gelu, erf) rather than in ``COMMON``, whose every byte each pass's proof
-names."""
+use it (log, sin, cos, gelu, erf, sigmoid, silu) rather than in ``COMMON``, whose every byte
+each pass's proof names (so ``ul_round_or_flag`` keeps its own copy of the test: folding it
+onto this one would change every pass's source and void the other passes' proofs)."""
 
 
 def module(func: str) -> ModuleType:

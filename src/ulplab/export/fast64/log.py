@@ -41,10 +41,8 @@ pass alone as above.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from ulplab.export.fast64 import ROUND_NORMAL
-from ulplab.export.fast64.tables import horner, ln2_nearest, log_tables
+from ulplab.export.fast64.tables import horner, ln2_nearest, log1p_taylor, log_tables
 
 LOG_OFF32 = 0x3F300000
 """0.6875 as float32 bits (``tables.LOG_OFF`` as float64 bits): z's subintervals are the same."""
@@ -55,7 +53,7 @@ BITS = 8
 ERR = 4096
 """The rounding test's bound, in units in the last place of the float64 result."""
 
-TAYLOR = [Fraction((-1) ** (i + 1), i) for i in range(2, 6)]
+TAYLOR = log1p_taylor(5)
 """log1p(r) = r + r^2 (c2 + c3 r + c4 r^2 + c5 r^3): c_i = (-1)^(i+1)/i, i = 2..5."""
 
 SOURCE = ROUND_NORMAL + f"""

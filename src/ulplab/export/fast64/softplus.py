@@ -34,15 +34,20 @@ Flagged: NaN (a test on x's bits); +inf (the sum is infinite) and results below 
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from ulplab.export.fast64.exp import CORE as EXP_CORE
-from ulplab.export.fast64.tables import LOG_OFF, exp_table, horner, ln2_split, log_tables
+from ulplab.export.fast64.tables import (
+    LOG_OFF,
+    exp_table,
+    horner,
+    ln2_split,
+    log1p_taylor,
+    log_tables,
+)
 
 ERR = 128
 """The rounding test's bound, in units in the last place of the float64 result."""
 
-TAYLOR = [Fraction((-1) ** (i + 1), i) for i in range(2, 8)]
+TAYLOR = log1p_taylor(7)
 """log1p(r) = r + r^2 (c2 + c3 r + ... + c7 r^5): c_i = (-1)^(i+1)/i, i = 2..7 (degree 7: the
 truncation below |r|^8/8 < 2^-52 |log1p(r)| for |r| <= 2^-7)."""
 

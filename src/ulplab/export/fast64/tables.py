@@ -40,6 +40,12 @@ def horner(var: str, coefficients: Sequence[Fraction | float], fma: str = "UL_FM
     return text
 
 
+def log1p_taylor(degree: int) -> list[Fraction]:
+    """(log1p(r) - r)/r^2 in powers of r: the Taylor coefficients c_i = (-1)^(i+1)/i,
+    i = 2..degree (low to high), of log's and softplus's polynomials."""
+    return [Fraction((-1) ** (i + 1), i) for i in range(2, degree + 1)]
+
+
 def c_array(name: str, values: list[float], ctype: str = "double") -> str:
     """The C array ``name`` of ``values`` as hex literals (``ctype`` double, or float: each
     value then a float32, written with the f suffix)."""
@@ -200,6 +206,7 @@ __all__ = [
     "horner",
     "ln2_nearest",
     "ln2_split",
+    "log1p_taylor",
     "log_subinterval",
     "log_tables",
     "piecewise_horner",
