@@ -1,6 +1,7 @@
 """The compiled det kernels (ulplab.export.native): every build variant gives the golden bits, the
 main loop vectorizes, the build is cached, and NumPy buffers are used in place."""
 
+import ctypes
 import shutil
 import subprocess
 
@@ -199,6 +200,30 @@ def test_compiled_lookup_is_np_take(monkeypatch):
     assert np.array_equal(native.lookup(small, np.array([3, 9], np.uint16)), [3, 9])
     monkeypatch.setattr(native, "_lookup_lib", lambda: None)
     assert np.array_equal(native.lookup(tab, idx), np.take(tab, idx))
+
+
+@pytest.mark.parametrize("variant", native.runnable_variants())
+def test_padded_gather_lookup_is_the_table(variant):
+    """The 16-bit lookup's gather loop (``ulplab_lookup16_padded``: AVX2 or AVX-512 gathers of
+    32-bit entry pairs where the build has them) gives table[index] for every
+    index, the last entry's included (it reads the padding entry), and for lengths that leave
+    a tail for the scalar loop; ``lookup`` takes it from ``LOOKUP_PADDED_FROM`` indices on."""
+    rng = np.random.default_rng(11)
+    tab = rng.integers(0, 1 << 16, 1 << 16, dtype=np.uint64).astype(np.uint16)
+    padded = np.concatenate([tab, rng.integers(0, 1 << 16, 1, dtype=np.uint64).astype(np.uint16)])
+    lib = ctypes.CDLL(str(native.build_source("lookup", native.LOOKUP, variant)))
+    fn = lib.ulplab_lookup16_padded
+    fn.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_long]
+    idx = np.concatenate([np.arange(1 << 16, dtype=np.uint16)[::-1],
+                          rng.integers(0, 1 << 16, 1021, dtype=np.uint64).astype(np.uint16)])
+    for n in (idx.size, idx.size - 5, 15, 7, 0):
+        out = np.zeros(n, np.uint16)
+        fn(padded.ctypes.data, idx.ctypes.data, out.ctypes.data, n)
+        assert np.array_equal(out, tab[idx[:n]]), (variant, n)
+    big = rng.integers(0, 1 << 16, native.LOOKUP_PADDED_FROM + 3, dtype=np.uint64)
+    big = big.astype(np.uint16)
+    big[-1] = 0xFFFF
+    assert np.array_equal(native.lookup(tab, big), tab[big])
 
 
 @pytest.mark.parametrize("rounding", ["odd", "float32"])

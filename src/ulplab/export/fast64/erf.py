@@ -1,7 +1,8 @@
 """det erf's float64 first pass.
 
 erf is odd: erf(x) = sign(x) u G(u), u = |x| (exact in float64), G(u) = erf(u)/u (smooth, even,
-from 2/sqrt(pi) at 0 down to 0.255 at 3.92), the sign put back on the float64 result's bits.
+from 2/sqrt(pi) at 0 down to 0.255 at 3.92), the sign put on the float32 result's bits (the
+rounding test ors it in; the test itself is symmetric).
 Writing erf as u G(u) keeps its relative accuracy as u goes to 0 (subnormal x included), and G
 is easier on a polynomial than erf itself where erf is small against its slope. No exp, no
 quotient: one polynomial and one product a lane.
@@ -2076,15 +2077,14 @@ void ulplab_erf_fast64(const float *restrict x, float *restrict y, long n) {{
            round to 1) and the infinities: erf(x) is +-1 */
         const uint32_t one = au - 0x407AD445u <= 0x7F800000u - 0x407AD445u;
         /* u = |x| clamped to 3.921875 (0x407B0000), the centre of the last piece */
-        const double a = (double)ul_float(ul_sel32(au > 0x407B0000u, 0x407B0000u, au));
+        const double a = (double)ul_float(au < 0x407B0000u ? au : 0x407B0000u);
         /* G(a): piece k = nearest(512a) (in the low bits of `shifted`), t = a - k/512 exact;
            erf(a) = a G(a) */
-        const double shifted = a * 512.0 + 0x1.8p52;
+        const double shifted = UL_FMA(a, 512.0, 0x1.8p52);
         const uint64_t k = ul_bits64(shifted) & 2047;
         const double t = UL_FMA(shifted - 0x1.8p52, -0x1p-9, a);
         const double p = a * {piecewise_horner("ul_erf_tab", "k", "t", DEGREE)};
-        const uint64_t sign = (uint64_t)(u >> 31) << 63;
-        uint32_t b = ul_round_normal_or_flag(ul_double(ul_bits64(p) | sign), bad, {ERR});
+        uint32_t b = ul_round_normal_or_flag(p, bad, {ERR}, u & 0x80000000u);
         b = ul_sel32(one, (u & 0x80000000u) | 0x3F800000u, b);
         memcpy(y + i, &b, 4);
     }}

@@ -66,6 +66,7 @@ from __future__ import annotations
 from fractions import Fraction
 from math import factorial
 
+from ulplab.export.fast64 import ROUND_RANGE32
 from ulplab.export.fast64.tables import exp_table, exp_table32, horner
 
 ERR = 32
@@ -130,7 +131,7 @@ static inline uint32_t ul_exp_lanes32(float v) {
 }
 """
 
-SOURCE = CORE + f"""
+SOURCE = CORE + ROUND_RANGE32 + f"""
 /* exp(x) in float64 (the analysis above): the result's bits or FLAG_NAN */
 static inline uint32_t ul_exp_lanes64(float x) {{
     uint32_t u;
@@ -141,7 +142,7 @@ static inline uint32_t ul_exp_lanes64(float x) {{
        flags it */
     const uint32_t bad = (u & 0x7FFFFFFFu) > 0x42B17217u;
     const struct ul_exp_parts e = ul_exp_split((double)x);
-    return ul_round_or_flag(UL_FMA(e.s, e.q, e.s), bad, {ERR});
+    return ul_round_or_flag32(UL_FMA(e.s, e.q, e.s), bad, {ERR});
 }}
 
 #ifdef __FMA__

@@ -21,7 +21,12 @@ u = x). No exp table, no range reduction:
   truncation below 0.02808^7/7! e^0.0281 < 2^-48.3 (25.9 units), Horner's roundings below
   (1.03 + 0.0281 1.01 + ...) 2^-53 / e^-0.0281 < 1.2 units: 27.1 units of 2^-53 in all;
 * -u/2 is exact (u is a float32, far above float64's underflow), w = -(u/2) exp(d) rounds
-  once (1 unit of 2^-53);
+  once (1 unit of 2^-53). The C computes the same bits with two products fewer: v = t (u + c)
+  (= -2d exactly, the same single rounding) and W(v) = -(1/2) sum_i (-1/2)^i v^i/i! by Horner
+  with the coefficients ``EXP_FOLDED`` (each -(1/2)^(i+1) times 1/i! rounded to nearest:
+  scaling by a power of two commutes with every rounding, so each Horner step is
+  -(1/2)^(i+1) times the unscaled one exactly), then w = u W(v) = -(u/2) exp(d) as rounded
+  above;
 * S_k by 3681 pieces of degree 3 (``benchmarks/fit_fast64.py gelu``: piece k covers
   [c - 1/512, c + 1/512] (piece 0: [0, 1/512]), the polynomial in t, the Chebyshev interpolant
   of S_k at 160 bits with its coefficients rounded to nearest float64); the 4 coefficients
@@ -80,6 +85,10 @@ WIDTH = 1 / 256
 
 EXP_TAYLOR = [Fraction(1, factorial(i)) for i in range(7)]
 """exp(d)'s Taylor coefficients 1/i!, i = 0..6 (low to high)."""
+
+EXP_FOLDED = [float(c) * (-0.5) ** (i + 1) for i, c in enumerate(EXP_TAYLOR)]
+"""-(1/2)^(i+1) times ``EXP_TAYLOR[i]`` rounded to nearest (exact: a power-of-two scaling):
+the Horner coefficients of W(v) = -exp(-v/2)/2, v = -2d, which the C evaluates."""
 
 PIECES = 3681
 DEGREE = 3
@@ -3787,22 +3796,23 @@ void ulplab_gelu_fast64(const float *restrict x, float *restrict y, long n) {{
         const uint32_t xtail = u - 0x40AB1ED9u <= 0x7F800000u - 0x40AB1ED9u;
         const uint32_t ztail = u - 0xC165B275u <= 0xFF800000u - 0xC165B275u;
         /* u = |x| clamped to 14.375 (0x41660000) */
-        const double a = (double)ul_float(ul_sel32(au > 0x41660000u, 0x41660000u, au));
+        const double a = (double)ul_float(au < 0x41660000u ? au : 0x41660000u);
         /* piece k = nearest(256a) (in the low bits of `shifted`), c = k/256, t = a - c and
            a + c exact; exp(-a^2/2) = exp(-c^2/2) exp(d), d = -t (a + c)/2, |d| <= 0.0281 */
-        const double shifted = a * 256.0 + 0x1.8p52;
+        const double shifted = UL_FMA(a, 256.0, 0x1.8p52);
         const uint64_t k = ul_bits64(shifted) & 4095;
         const double kd = shifted - 0x1.8p52;
         const double t = UL_FMA(kd, -0x1p-8, a);
-        const double d = -0.5 * (t * UL_FMA(kd, 0x1p-8, a));
-        /* w = -(a/2) exp(d): x/2 exp(d) for x < 0, -x/2 exp(d) for x >= 0 (a = |x| wherever
-           no tail's select replaces the result) */
-        const double w = (-0.5 * a) * {horner("d", EXP_TAYLOR)};
+        const double v = t * UL_FMA(kd, 0x1p-8, a);  /* -2d */
+        /* w = -(a/2) exp(d) = a W(v), W(v) = -exp(-v/2)/2 (the same bits as -(a/2) times
+           exp(d)'s Taylor polynomial): x/2 exp(d) for x < 0, -x/2 exp(d) for x >= 0 (a = |x|
+           wherever no tail's select replaces the result) */
+        const double w = a * {horner("v", EXP_FOLDED)};
         /* S_k(a) = exp(-c^2/2) R(a) */
         const double s = {piecewise_horner("ul_gelu_s_tab", "k", "t", DEGREE)};
         /* x < 0: w S; x >= 0: x - (x/2) exp(d) S = a + w S */
         const double base = ul_double(ul_sel64(neg, 0, ul_bits64(a)));
-        uint32_t b = ul_round_normal_or_flag(UL_FMA(w, s, base), bad, {ERR});
+        uint32_t b = ul_round_normal_or_flag(UL_FMA(w, s, base), bad, {ERR}, 0);
         b = ul_sel32(xtail, u, b);
         b = ul_sel32(ztail, 0x80000000u, b);
         memcpy(y + i, &b, 4);

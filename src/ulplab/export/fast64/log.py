@@ -75,7 +75,7 @@ void ulplab_log_fast64(const float *restrict x, float *restrict y, long n) {{
         const double r = UL_FMA(z, ul_log_invc[idx], -1.0);
         const double p = UL_FMA(r * r, {horner("r", TAYLOR)}, r);
         const double hi = UL_FMA(kd, UL_LN2, ul_log_logc[idx]);
-        const uint32_t b = ul_round_normal_or_flag(hi + p, bad, {ERR});
+        const uint32_t b = ul_round_normal_or_flag(hi + p, bad, {ERR}, 0);
         memcpy(y + i, &b, 4);
     }}
 }}

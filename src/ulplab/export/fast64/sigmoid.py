@@ -34,7 +34,7 @@ CLAMP = """
    caller flags): exp's core on |v| <= 104 only */
 static inline double ul_exp_neg_clamped(uint32_t u) {
     const uint32_t au = u & 0x7FFFFFFFu;
-    const uint32_t c = ul_sel32(au > 0x42D00000u, (u & 0x80000000u) | 0x42D00000u, u);
+    const uint32_t c = (au < 0x42D00000u ? au : 0x42D00000u) | (u & 0x80000000u);
     const struct ul_exp_parts e = ul_exp_split(-(double)ul_float(c));
     return UL_FMA(e.s, e.q, e.s);
 }
@@ -48,7 +48,7 @@ void ulplab_sigmoid_fast64(const float *restrict x, float *restrict y, long n) {
         /* NaN, and x below 0xC2AE0000 = -87 (-inf and the negative NaNs too) */
         const uint32_t bad = ((u & 0x7FFFFFFFu) > 0x7F800000u) | (u > 0xC2AE0000u);
         const double t = 1.0 / (1.0 + ul_exp_neg_clamped(u));
-        const uint32_t b = ul_round_normal_or_flag(t, bad, {ERR});
+        const uint32_t b = ul_round_normal_or_flag(t, bad, {ERR}, 0);
         memcpy(y + i, &b, 4);
     }}
 }}

@@ -40,7 +40,7 @@ void ulplab_silu_fast64(const float *restrict x, float *restrict y, long n) {{
         const uint32_t bad = ((u & 0x7FFFFFFFu) - 0x02000000u >= 0x7F800000u - 0x02000000u)
                              | (u > 0xC2B40000u);
         const double t = (double)ul_float(u) / (1.0 + ul_exp_neg_clamped(u));
-        const uint32_t b = ul_round_normal_or_flag(t, bad, {ERR});
+        const uint32_t b = ul_round_normal_or_flag(t, bad, {ERR}, 0);
         memcpy(y + i, &b, 4);
     }}
 }}

@@ -90,7 +90,7 @@ void ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
            0x00800000 (zero and the subnormals) too */
         const uint32_t bad = (u & 0x7FFFFFFFu) - 0x00800000u > 0x48000000u - 0x00800000u;
         const uint32_t b = ul_round_normal_or_flag(ul_sin_quadrant((double)x[i], {shift}), bad,
-                                                   {ERR});
+                                                   {ERR}, 0);
         memcpy(y + i, &b, 4);
     }}
 }}

@@ -34,6 +34,7 @@ Flagged: NaN (a test on x's bits); +inf (the sum is infinite) and results below 
 
 from __future__ import annotations
 
+from ulplab.export.fast64 import ROUND_RANGE32
 from ulplab.export.fast64.exp import CORE as EXP_CORE
 from ulplab.export.fast64.tables import (
     LOG_OFF,
@@ -74,7 +75,7 @@ static inline double ul_log1p_unit(double e) {{
 }}
 """
 
-SOURCE = EXP_CORE + LOG_CORE + f"""
+SOURCE = EXP_CORE + LOG_CORE + ROUND_RANGE32 + f"""
 void ulplab_softplus_fast64(const float *restrict x, float *restrict y, long n) {{
     for (long i = 0; i < n; i++) {{
         uint32_t u;
@@ -82,11 +83,11 @@ void ulplab_softplus_fast64(const float *restrict x, float *restrict y, long n) 
         const uint32_t au = u & 0x7FFFFFFFu;
         const uint32_t nan = au > 0x7F800000u;
         /* |x| clamped to 104 (0x42D00000); max(x, 0): 0 for a set sign bit */
-        const double a = (double)ul_float(ul_sel32(au > 0x42D00000u, 0x42D00000u, au));
+        const double a = (double)ul_float(au < 0x42D00000u ? au : 0x42D00000u);
         const double xpos = (double)ul_float(ul_sel32(u >> 31, 0u, u));
         const struct ul_exp_parts e = ul_exp_split(-a);
         const double t = xpos + ul_log1p_unit(UL_FMA(e.s, e.q, e.s));
-        const uint32_t b = ul_round_or_flag(t, nan, {ERR});
+        const uint32_t b = ul_round_or_flag32(t, nan, {ERR});
         memcpy(y + i, &b, 4);
     }}
 }}

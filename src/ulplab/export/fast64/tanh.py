@@ -26,7 +26,8 @@ value relative to tanh(a) over k = 1..1184 and a grid of 257 h in [-2^-8, 2^-8] 
 table entry's error counts twice). For k = 0, t = rho exactly (s = 0, c = 1, p = 1): 2^-51.55.
 So below 2^-49.7, 9.8 units in the last place of the float64 result; the rounding test takes
 ERR = 32 (a margin above 3).
-The rounding test is ``ul_round_or_flag``'s on t >= 0, but the range part moves to x's bits:
+The rounding test is ``ROUND_NORMAL``'s on t >= 0 (x's sign or-ed into the float32 result), the
+range part moved to x's bits:
 flagged are NaN, zero and the subnormal inputs (|x| < 2^-126: their results are subnormal,
 and the second pass keeps the sign of zero). For every other input t lies in [2^-126, 1)
 (for a < 2^-27, h^3/3 is below a quarter of an ulp of h, so t = rho = a), the normal float32
@@ -41,6 +42,7 @@ from functools import cache
 import mpmath
 import numpy as np
 
+from ulplab.export.fast64 import ROUND_NORMAL
 from ulplab.export.fast64.tables import c_array, horner
 
 ERR = 32
@@ -95,7 +97,7 @@ def relative_error_bound(samples: int = 257) -> tuple[float, int, float]:
     return float(rel[i, j]), int(k[i, 0]), float(h[0, j])
 
 
-SOURCE = f"""
+SOURCE = ROUND_NORMAL + f"""
 void ulplab_tanh_fast64(const float *restrict x, float *restrict y, long n) {{
     for (long i = 0; i < n; i++) {{
         uint32_t u;
@@ -118,11 +120,9 @@ void ulplab_tanh_fast64(const float *restrict x, float *restrict y, long n) {{
         const double z = s * rho;
         const double p = {horner("z", RECIPROCAL)};  /* 1/(1 + z) */
         const double t = UL_FMA(rho * c, p, s);
-        /* ul_round_or_flag's midpoint test on t >= 0 (in the normal range here), x's sign
-           put on the float32 result */
-        const uint64_t near = (ul_bits64(t) & 0x1FFFFFFFull) + ({ERR}ull - 0x10000000ull);
-        const uint32_t ok = !bad & (near > 2ull * {ERR}ull);
-        const uint32_t b = ul_sel32(ok, ul_bits32((float)t) | (u & 0x80000000u), 0x7FC00001u);
+        /* the midpoint test on t >= 0 (in the normal range here), x's sign put on the
+           float32 result */
+        const uint32_t b = ul_round_normal_or_flag(t, bad, {ERR}, u & 0x80000000u);
         memcpy(y + i, &b, 4);
     }}
 }}
