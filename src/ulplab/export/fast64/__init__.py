@@ -111,9 +111,8 @@ ROUND_NORMAL = r"""
    float32's last place plus err - 2^28 fit in 32 bits (err < 2^28), wrapping past 2^32 exactly
    where the 64-bit sum of ul_round_or_flag wraps past 2^64, so both compare the same; 32-bit
    lanes hold twice the elements of 64-bit ones and need no 64-bit comparison (AVX2 has only a
-   signed one, SSE2 none: the portable build's loops vectorize only so). With the clamps and
-   sign changes of the same day: 5 to 18% off the AVX2 passes, 4 to 18% off the AVX-512 ones,
-   a factor 2 to 2.6 off the portable ones (docs/kernels/shipping.md has the table). */
+   signed one): 4 to 13% of the AVX2 passes, measured with the sign and clamp changes of
+   2026-11-26 (ulplab.export.fast64.erf, .gelu, .sigmoid). */
 static inline uint32_t ul_round_normal_or_flag(double y, uint32_t bad, uint32_t err,
                                                uint32_t sign) {
     const uint32_t near = ((uint32_t)ul_bits64(y) & 0x1FFFFFFFu) + (err - 0x10000000u);
@@ -121,9 +120,14 @@ static inline uint32_t ul_round_normal_or_flag(double y, uint32_t bad, uint32_t 
 }
 """
 """The midpoint test alone (``ul_round_normal_or_flag``), put in the source of the passes that
-use it (log, sin, cos, gelu, erf, sigmoid, silu) rather than in ``COMMON``, whose every byte
-each pass's proof names (so ``ul_round_or_flag`` keeps its own copy of the test: folding it
-onto this one would change every pass's source and void the other passes' proofs)."""
+use it (log, sin, cos, tanh, gelu, erf, sigmoid, silu) rather than in ``COMMON``, whose every
+byte each pass's proof names (so ``ul_round_or_flag`` keeps its own copy of the test: folding it
+onto this one would change every pass's source and void the other passes' proofs; the comment
+in the C is part of that source too, and keeps the first measurement it was proved with). With
+the clamps and signs changed the same day, measured over two runs of the passes alone in cache:
+3 to 18% off the AVX2 passes, 2 to 18% off the AVX-512 ones, and a factor 2 to 2.6 off the
+portable ones, whose loops now vectorize (SSE2 has no 64-bit comparison;
+``docs/kernels/shipping.md`` has the table)."""
 
 
 ROUND_RANGE32 = r"""

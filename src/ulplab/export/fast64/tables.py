@@ -12,9 +12,10 @@ import mpmath
 EXP_TABLE_BITS = 6
 """exp's table: 2^(j/64), j = 0..63."""
 
-LOG_TABLE_BITS = 7
-"""log's tables by default (softplus's): 128 subintervals of [0.6875, 1.375); log's own pass
-uses 256 (``ulplab.export.fast64.log.BITS``)."""
+LOG_TABLE_BITS = 8
+"""log's tables by default: 256 subintervals of [0.6875, 1.375), what log's and softplus's
+passes use (``ulplab.export.fast64.log.BITS``, ``.softplus.BITS``; softplus had 128 until
+2026-11-26)."""
 
 LOG_OFF = 0x3FE6000000000000
 """0.6875: log's reduced argument z lies in [0.6875, 1.375), 2^-k times the input."""
@@ -121,15 +122,6 @@ def pio2_split() -> str:
 
 
 @cache
-def ln2_split() -> str:
-    """ln2 split in two: ``UL_LN2_HI`` (40 significant bits: k times it is exact for
-    |k| < 2^13) and ``UL_LN2_LO`` (the rest, rounded to nearest)."""
-    with mpmath.workprec(200):
-        hi, lo = _split(mpmath.log(2), 40)
-    return c_constant("UL_LN2_HI", hi) + c_constant("UL_LN2_LO", lo)
-
-
-@cache
 def ln2_nearest() -> str:
     """``UL_LN2``: ln2 rounded to the nearest float64 (|error| < 2^-54 ln2)."""
     with mpmath.workprec(200):
@@ -205,7 +197,6 @@ __all__ = [
     "exp_table32",
     "horner",
     "ln2_nearest",
-    "ln2_split",
     "log1p_taylor",
     "log_subinterval",
     "log_tables",
