@@ -757,9 +757,9 @@ UL_SCALAR void ulplab_lookup8(const uint8_t *restrict tab, const uint8_t *restri
    and for the tail. One load a lane instead of the scalar loop's two (index and entry).
    Measured on the project's 2-core AVX-512 VM, one thread, bfloat16 indices of uniform values
    in [-8, 8], ns an element, scalar against this: AVX-512 build 0.44-0.51 against 0.27-0.30 on
-   2^24 indices, 0.27 against 0.19 on 2^16 (in cache); AVX2 build 0.62-0.65 against 0.51-0.55
-   on 2^24, but 0.27 against 0.29 on 2^16: slower in cache, taken for the large arrays the
-   narrow formats are used on. */
+   2^24 indices, 0.27 against 0.19 on 2^16 (in cache); AVX2 build 0.53 against 0.31 on 2^24,
+   0.28 against 0.19-0.20 on 2^16 (with one gather an iteration and a 16-byte store, 0.51-0.55
+   and 0.29: two and a 32-byte store are what made it pay; on AVX-512 two gained nothing). */
 #if defined(__GNUC__) && (defined(__AVX2__) || defined(__AVX512F__))
 #include <immintrin.h>
 #endif
@@ -774,13 +774,19 @@ UL_SCALAR void ulplab_lookup16_padded(const uint16_t *restrict tab,
         _mm256_storeu_si256((__m256i *)(out + i), _mm512_cvtepi32_epi16(v));
     }
 #elif defined(__GNUC__) && defined(__AVX2__)
+    /* two gathers an iteration, packed into one 32-byte store (packus works within 128-bit
+       lanes: the permute puts the four 64-bit quarters back in order) */
     const __m256i low = _mm256_set1_epi32(0xFFFF);
-    for (; i + 8 <= n; i += 8) {
-        const __m256i ix = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(idx + i)));
-        const __m256i v = _mm256_and_si256(_mm256_i32gather_epi32((const int *)tab, ix, 2), low);
-        _mm_storeu_si128((__m128i *)(out + i),
-                         _mm_packus_epi32(_mm256_castsi256_si128(v),
-                                          _mm256_extracti128_si256(v, 1)));
+    for (; i + 16 <= n; i += 16) {
+        const __m256i i0 = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(idx + i)));
+        const __m256i i1 = _mm256_cvtepu16_epi32(
+            _mm_loadu_si128((const __m128i *)(idx + i + 8)));
+        const __m256i v0 = _mm256_and_si256(_mm256_i32gather_epi32((const int *)tab, i0, 2),
+                                            low);
+        const __m256i v1 = _mm256_and_si256(_mm256_i32gather_epi32((const int *)tab, i1, 2),
+                                            low);
+        _mm256_storeu_si256((__m256i *)(out + i),
+                            _mm256_permute4x64_epi64(_mm256_packus_epi32(v0, v1), 0xD8));
     }
 #endif
     for (; i < n; i++) out[i] = tab[idx[i]];
