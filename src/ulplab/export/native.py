@@ -42,7 +42,8 @@ branch and the long double-float evaluations leave the hot loop.
 
 All of it runs in ``ulplab_drive``, a small C driver (``DRIVER``) that takes the kernels as
 function pointers: chunks of ``CHUNK`` inputs (copied to a buffer first only when ``out``
-overlaps ``x``; the next chunk's inputs prefetched into the cache while one is computed), the
+overlaps ``x``; the first pass called on ``SUBCHUNK`` inputs at a time, the same span of the
+next chunk's inputs prefetched into the cache before each call but for ``NO_PREFETCH``), the
 round-to-odd fast path chosen per chunk, the flagged outputs found (a
 test over the chunk, then block by block where it has one) and fixed per chunk (their inputs
 gathered into one buffer and run through the entry point in one call).
@@ -352,6 +353,19 @@ CHUNK = 2048
 BLOCK = 64
 """Inputs per block of the driver's search for flagged results."""
 
+SUBCHUNK = 512
+"""Inputs per call of the first pass within a chunk: before each, the driver prefetches the
+same span of the next chunk's inputs (``PREFETCH``)."""
+
+NO_PREFETCH = ("gelu", "erf")
+"""The float64 first passes run without the driver's software prefetch: their gathers read
+tables larger than the L1 cache (gelu 115 KiB, erf 63 KiB), whose misses the prefetches compete
+with, and these passes are slow enough for the hardware prefetchers. Measured on the project's
+2-core AVX-512 VM, 2^24 inputs, reused output, one thread, ns an element, the driver without
+prefetch / prefetching each chunk's successor at once (until 2026-11-26) / a sub-chunk at a
+time: gelu 1.29 / 1.48 / 1.43, erf 1.12 / 1.31 / 1.23; but tanh 1.30 / 0.98 / 0.85, sin
+1.18 / 0.96 / 0.82, log 1.24 / 0.88 / 0.77, silu 2.54 / 1.13 / 0.96, exp 0.70 / 0.80 / 0.72."""
+
 FLAG_BITS = FLAG_NAN_BITS
 """A flagged result, either sign (``ulplab.kernels.core``)."""
 
@@ -495,7 +509,7 @@ typedef void (*ul_kernel)(const float *restrict, float *restrict, long);
    block alone, on every chunk, cost about 0.3 ns per element, a third of exp's float64 pass,
    on the AVX-512 machine). */
 void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kernel fast_k,
-                  uint32_t below, ul_kernel fix_k) {{
+                  uint32_t below, ul_kernel fix_k, int prefetch) {{
     float xb[{CHUNK}], xf[{CHUNK}], yf[{CHUNK}];
     int32_t at[{CHUNK}];
     const int overlap = (const char *)out < (const char *)(x + n)
@@ -508,12 +522,6 @@ void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kerne
             memcpy(xb, xs, (size_t)m * 4);
             xs = xb;
         }}
-        /* the next chunk's inputs fetched into the cache while this one is computed (a
-           hint: no result depends on it); the hardware prefetchers alone left exp's float64
-           pass waiting on memory, 1.9 ns per element on 2^24 inputs against 1.2 with it
-           (AVX-512 Xeon, reused output, thread CPU time) */
-        for (long j = s + {CHUNK}; j < s + 2 * {CHUNK} && j < n; j += 16)
-            __builtin_prefetch(x + j);
         ul_kernel k = main_k;
         if (fast_k) {{
             uint32_t top = 0;
@@ -523,7 +531,21 @@ void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kerne
             }}
             if (top < below) k = fast_k;
         }}
-        k(xs, ys, m);
+        /* with `prefetch`, the next chunk's inputs are fetched into the cache while this one
+           is computed, {SUBCHUNK} at a time before each call of the first pass (a hint: no
+           result depends on it, and the first passes are elementwise, so the calls give the
+           bits of one call over the chunk); the hardware prefetchers alone left exp's float64
+           pass waiting on memory, 1.9 ns per element on 2^24 inputs against 1.2 with it
+           (AVX-512 Xeon, reused output, thread CPU time), and the whole next chunk at once
+           (until 2026-11-26) cost 0.1 ns an element more than a sub-chunk at a time
+           (NO_PREFETCH has the figures) */
+        for (long q = 0; q < m; q += {SUBCHUNK}) {{
+            const long qe = q + {SUBCHUNK} < m ? q + {SUBCHUNK} : m;
+            if (prefetch)
+                for (long j = s + {CHUNK} + q; j < s + {CHUNK} + qe && j < n; j += 16)
+                    __builtin_prefetch(x + j);
+            k(xs + q, ys + q, qe - q);
+        }}
         if (!fix_k) continue;
         uint32_t flagged = 0;  /* one vectorized pass over the chunk; flags are rare */
         for (long i = 0; i < m; i++) {{
@@ -560,7 +582,7 @@ void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kerne
 def _driver(variant: str) -> Callable[..., None]:
     fn = ctypes.CDLL(str(build_source("driver", DRIVER, variant))).ulplab_drive
     fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p,
-                   ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p]
+                   ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_int]
     fn.restype = None
     return fn
 
@@ -899,7 +921,8 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
     else:
         main, below, first_fast = _float32_passes(func, variant, first_pass)
         fix = _entry(func, variant, rounding)
-    args = (_address(main), _address(first_fast), below, _address(fix))
+    prefetch = not (rounding == "float32" and first_pass == "float64" and func in NO_PREFETCH)
+    args = (_address(main), _address(first_fast), below, _address(fix), int(prefetch))
 
     def run(x: np.ndarray, out: np.ndarray | None = None,
             threads: int | None = None) -> np.ndarray:
@@ -918,7 +941,8 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
 
 
 __all__ = ["CHUNK", "FAST64_FLAGS", "FIRST_PASSES", "GATHER_FLAG", "LOOKUP_PADDED_FROM",
-           "MIN_PER_THREAD", "MIN_PER_THREAD_LOOKUP", "THREADS_ENV", "VARIANTS",
+           "MIN_PER_THREAD", "MIN_PER_THREAD_LOOKUP", "NO_PREFETCH", "SUBCHUNK", "THREADS_ENV",
+           "VARIANTS",
            "array_function", "best_variant",
            "buffer_function", "build",
            "build_source", "cached_library", "check_first_pass",
