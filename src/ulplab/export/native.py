@@ -43,7 +43,8 @@ branch and the long double-float evaluations leave the hot loop.
 All of it runs in ``ulplab_drive``, a small C driver (``DRIVER``) that takes the kernels as
 function pointers: chunks of ``CHUNK`` inputs (copied to a buffer first only when ``out``
 overlaps ``x``; the first pass called on ``SUBCHUNK`` inputs at a time, the same span of the
-next chunk's inputs prefetched into the cache before each call but for ``NO_PREFETCH``), the
+next chunk's inputs prefetched into the cache before each call, but for ``NO_PREFETCH``: one
+call a chunk, no prefetch), the
 round-to-odd fast path chosen per chunk, the flagged outputs found (a
 test over the chunk, then block by block where it has one) and fixed per chunk (their inputs
 gathered into one buffer and run through the entry point in one call).
@@ -353,9 +354,14 @@ CHUNK = 2048
 BLOCK = 64
 """Inputs per block of the driver's search for flagged results."""
 
-SUBCHUNK = 512
-"""Inputs per call of the first pass within a chunk: before each, the driver prefetches the
-same span of the next chunk's inputs (``PREFETCH``)."""
+SUBCHUNK = 128
+"""Inputs per call of the first pass within a chunk where the driver prefetches: before each
+call, the same span of the next chunk's inputs (without prefetch, one call a chunk). 2^24
+inputs, fresh output, one thread, AVX-512 / AVX2 builds, ns an element, sub-chunks of 512 /
+256 / 128 / 64 / 32: tanh 1.25 / 1.18 / 1.14 / 1.15 / 1.17 and 1.74 / 1.71 / 1.66 / 1.69 / 1.74,
+sin 1.25 / 1.18 / 1.16 / 1.20 / 1.27, exp 1.13 / 1.09 / 1.06 / 1.07 / 1.14 and 1.43 / 1.39 /
+1.35 / 1.38 / 1.44; prefetching two chunks ahead, half a chunk ahead, into L2 only
+(prefetcht1) or non-temporally was slower, and so was prefetching the output for writing."""
 
 NO_PREFETCH = ("gelu", "erf")
 """The float64 first passes run without the driver's software prefetch: their gathers read
@@ -537,10 +543,11 @@ void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kerne
            bits of one call over the chunk); the hardware prefetchers alone left exp's float64
            pass waiting on memory, 1.9 ns per element on 2^24 inputs against 1.2 with it
            (AVX-512 Xeon, reused output, thread CPU time), and the whole next chunk at once
-           (until 2026-11-26) cost 0.1 ns an element more than a sub-chunk at a time
-           (NO_PREFETCH has the figures) */
-        for (long q = 0; q < m; q += {SUBCHUNK}) {{
-            const long qe = q + {SUBCHUNK} < m ? q + {SUBCHUNK} : m;
+           (until 2026-11-26) cost 0.1 to 0.2 ns an element more than a sub-chunk at a time
+           (NO_PREFETCH and SUBCHUNK in ulplab.export.native have the figures) */
+        const long sub = prefetch ? {SUBCHUNK} : m;
+        for (long q = 0; q < m; q += sub) {{
+            const long qe = q + sub < m ? q + sub : m;
             if (prefetch)
                 for (long j = s + {CHUNK} + q; j < s + {CHUNK} + qe && j < n; j += 16)
                     __builtin_prefetch(x + j);
