@@ -166,7 +166,7 @@ def test_det_methods_run_compiled_with_the_numpy_bits():
 @pytest.mark.parametrize("func", ["exp", "gelu", "expm1"])
 def test_the_driver_gives_the_same_bits_with_and_without_prefetch(func):
     """The driver calls the first pass on ``SUBCHUNK`` inputs at a time and prefetches the next
-    chunk's inputs unless told not to (``NO_PREFETCH``): either way, flags on both sides of
+    chunk's inputs unless told not to: either way, flags on both sides of
     every sub-chunk edge and a short tail, the bits are the NumPy entry point's."""
     from ulplab.export import det_kernel
 

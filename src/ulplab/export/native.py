@@ -43,8 +43,7 @@ branch and the long double-float evaluations leave the hot loop.
 All of it runs in ``ulplab_drive``, a small C driver (``DRIVER``) that takes the kernels as
 function pointers: chunks of ``CHUNK`` inputs (copied to a buffer first only when ``out``
 overlaps ``x``; the first pass called on ``SUBCHUNK`` inputs at a time, the same span of the
-next chunk's inputs prefetched into the cache before each call, but for ``NO_PREFETCH``: one
-call a chunk, no prefetch), the
+next chunk's inputs prefetched into the cache before each call), the
 round-to-odd fast path chosen per chunk, the flagged outputs found (a
 test over the chunk, then block by block where it has one) and fixed per chunk (their inputs
 gathered into one buffer and run through the entry point in one call).
@@ -355,22 +354,21 @@ BLOCK = 64
 """Inputs per block of the driver's search for flagged results."""
 
 SUBCHUNK = 128
-"""Inputs per call of the first pass within a chunk where the driver prefetches: before each
-call, the same span of the next chunk's inputs (without prefetch, one call a chunk). 2^24
-inputs, fresh output, one thread, AVX-512 / AVX2 builds, ns an element, sub-chunks of 512 /
-256 / 128 / 64 / 32: tanh 1.25 / 1.18 / 1.14 / 1.15 / 1.17 and 1.74 / 1.71 / 1.66 / 1.69 / 1.74,
-sin 1.25 / 1.18 / 1.16 / 1.20 / 1.27, exp 1.13 / 1.09 / 1.06 / 1.07 / 1.14 and 1.43 / 1.39 /
-1.35 / 1.38 / 1.44; prefetching two chunks ahead, half a chunk ahead, into L2 only
-(prefetcht1) or non-temporally was slower, and so was prefetching the output for writing."""
-
-NO_PREFETCH = ("gelu", "erf")
-"""The float64 first passes run without the driver's software prefetch: their gathers read
-tables larger than the L1 cache (gelu 115 KiB, erf 63 KiB), whose misses the prefetches compete
-with, and these passes are slow enough for the hardware prefetchers. Measured on the project's
-2-core AVX-512 VM, 2^24 inputs, reused output, one thread, ns an element, the driver without
-prefetch / prefetching each chunk's successor at once (until 2026-11-26) / a sub-chunk at a
-time: gelu 1.29 / 1.48 / 1.43, erf 1.12 / 1.31 / 1.23; but tanh 1.30 / 0.98 / 0.85, sin
-1.18 / 0.96 / 0.82, log 1.24 / 0.88 / 0.77, silu 2.54 / 1.13 / 0.96, exp 0.70 / 0.80 / 0.72."""
+"""Inputs per call of the first pass within a chunk: before each call the driver prefetches the
+same span of the next chunk's inputs (its ``prefetch`` argument, which ``kernel`` always sets;
+without it, one call a chunk). Until 2026-11-26 it prefetched the whole next chunk (128 cache
+lines) at once, which measured slower than no prefetch at all for gelu and erf, whose gathers'
+L1 misses the burst competes with, and faster for the others. 2^24 inputs, reused output, one
+thread, AVX-512 build, ns an element, no prefetch / whole next chunk / sub-chunks of 512: tanh
+1.30 / 0.98 / 0.85, sin 1.18 / 0.96 / 0.82, log 1.24 / 0.88 / 0.77, silu 2.54 / 1.13 / 0.96,
+exp 0.70 / 0.80 / 0.72, gelu 1.29 / 1.48 / 1.43, erf 1.12 / 1.31 / 1.23. Then with a fresh
+output, sub-chunks of 512 / 256 / 128 / 64 / 32, AVX-512 and AVX2 builds: tanh 1.25 / 1.18 /
+1.14 / 1.15 / 1.17 and 1.74 / 1.71 / 1.66 / 1.69 / 1.74, sin 1.25 / 1.18 / 1.16 / 1.20 / 1.27,
+exp 1.13 / 1.09 / 1.06 / 1.07 / 1.14 and 1.43 / 1.39 / 1.35 / 1.38 / 1.44; and at 128 gelu and
+erf gain too, no prefetch / 128: gelu 1.81 / 1.73 and 2.57 / 2.53, erf 1.61 / 1.55 and 2.09 /
+2.04. Prefetching two chunks ahead, half a chunk ahead, into L2 only (prefetcht1) or
+non-temporally was slower for tanh, sin and exp (within 2% either way for gelu and erf), and so
+was prefetching the output for writing."""
 
 FLAG_BITS = FLAG_NAN_BITS
 """A flagged result, either sign (``ulplab.kernels.core``)."""
@@ -544,7 +542,7 @@ void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kerne
            pass waiting on memory, 1.9 ns per element on 2^24 inputs against 1.2 with it
            (AVX-512 Xeon, reused output, thread CPU time), and the whole next chunk at once
            (until 2026-11-26) cost 0.1 to 0.2 ns an element more than a sub-chunk at a time
-           (NO_PREFETCH and SUBCHUNK in ulplab.export.native have the figures) */
+           (SUBCHUNK in ulplab.export.native has the figures) */
         const long sub = prefetch ? {SUBCHUNK} : m;
         for (long q = 0; q < m; q += sub) {{
             const long qe = q + sub < m ? q + sub : m;
@@ -928,8 +926,7 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
     else:
         main, below, first_fast = _float32_passes(func, variant, first_pass)
         fix = _entry(func, variant, rounding)
-    prefetch = not (rounding == "float32" and first_pass == "float64" and func in NO_PREFETCH)
-    args = (_address(main), _address(first_fast), below, _address(fix), int(prefetch))
+    args = (_address(main), _address(first_fast), below, _address(fix), 1)  # prefetch
 
     def run(x: np.ndarray, out: np.ndarray | None = None,
             threads: int | None = None) -> np.ndarray:
@@ -948,8 +945,7 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
 
 
 __all__ = ["CHUNK", "FAST64_FLAGS", "FIRST_PASSES", "GATHER_FLAG", "LOOKUP_PADDED_FROM",
-           "MIN_PER_THREAD", "MIN_PER_THREAD_LOOKUP", "NO_PREFETCH", "SUBCHUNK", "THREADS_ENV",
-           "VARIANTS",
+           "MIN_PER_THREAD", "MIN_PER_THREAD_LOOKUP", "SUBCHUNK", "THREADS_ENV", "VARIANTS",
            "array_function", "best_variant",
            "buffer_function", "build",
            "build_source", "cached_library", "check_first_pass",
