@@ -511,7 +511,9 @@ typedef void (*ul_kernel)(const float *restrict, float *restrict, long);
    vectorized test over the chunk, then only in a chunk that has one in blocks of {BLOCK} (a
    vectorized test per block, a scalar gather only in a block that has one: the test per
    block alone, on every chunk, cost about 0.3 ns per element, a third of exp's float64 pass,
-   on the AVX-512 machine). */
+   on the AVX-512 machine). `prefetch` (0 or 1): main or fast called on {SUBCHUNK} inputs at a
+   time, the same span of the next chunk's inputs prefetched before each call; without it,
+   one call a chunk. */
 void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kernel fast_k,
                   uint32_t below, ul_kernel fix_k, int prefetch) {{
     float xb[{CHUNK}], xf[{CHUNK}], yf[{CHUNK}];
