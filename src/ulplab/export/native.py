@@ -355,8 +355,7 @@ BLOCK = 64
 
 SUBCHUNK = 128
 """Inputs per call of the first pass within a chunk: before each call the driver prefetches the
-same span of the next chunk's inputs (its ``prefetch`` argument, which ``kernel`` always sets;
-without it, one call a chunk). Until 2026-11-26 it prefetched the whole next chunk (128 cache
+same span of the next chunk's inputs. Until 2026-11-26 it prefetched the whole next chunk (128 cache
 lines) at once, which measured slower than no prefetch at all for gelu and erf, whose gathers'
 L1 misses the burst competes with, and faster for the others. 2^24 inputs, reused output, one
 thread, AVX-512 build, ns an element, no prefetch / whole next chunk / sub-chunks of 512: tanh
@@ -511,11 +510,9 @@ typedef void (*ul_kernel)(const float *restrict, float *restrict, long);
    vectorized test over the chunk, then only in a chunk that has one in blocks of {BLOCK} (a
    vectorized test per block, a scalar gather only in a block that has one: the test per
    block alone, on every chunk, cost about 0.3 ns per element, a third of exp's float64 pass,
-   on the AVX-512 machine). `prefetch` (0 or 1): main or fast called on {SUBCHUNK} inputs at a
-   time, the same span of the next chunk's inputs prefetched before each call; without it,
-   one call a chunk. */
+   on the AVX-512 machine). */
 void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kernel fast_k,
-                  uint32_t below, ul_kernel fix_k, int prefetch) {{
+                  uint32_t below, ul_kernel fix_k) {{
     float xb[{CHUNK}], xf[{CHUNK}], yf[{CHUNK}];
     int32_t at[{CHUNK}];
     const int overlap = (const char *)out < (const char *)(x + n)
@@ -537,20 +534,18 @@ void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kerne
             }}
             if (top < below) k = fast_k;
         }}
-        /* with `prefetch`, the next chunk's inputs are fetched into the cache while this one
-           is computed, {SUBCHUNK} at a time before each call of the first pass (a hint: no
+        /* the next chunk's inputs are fetched into the cache while this one is computed,
+           {SUBCHUNK} at a time before each call of the first pass (a hint: no
            result depends on it, and the first passes are elementwise, so the calls give the
            bits of one call over the chunk); the hardware prefetchers alone left exp's float64
            pass waiting on memory, 1.9 ns per element on 2^24 inputs against 1.2 with it
            (AVX-512 Xeon, reused output, thread CPU time), and the whole next chunk at once
            (until 2026-11-26) cost 0.1 to 0.2 ns an element more than a sub-chunk at a time
            (SUBCHUNK in ulplab.export.native has the figures) */
-        const long sub = prefetch ? {SUBCHUNK} : m;
-        for (long q = 0; q < m; q += sub) {{
-            const long qe = q + sub < m ? q + sub : m;
-            if (prefetch)
-                for (long j = s + {CHUNK} + q; j < s + {CHUNK} + qe && j < n; j += 16)
-                    __builtin_prefetch(x + j);
+        for (long q = 0; q < m; q += {SUBCHUNK}) {{
+            const long qe = q + {SUBCHUNK} < m ? q + {SUBCHUNK} : m;
+            for (long j = s + {CHUNK} + q; j < s + {CHUNK} + qe && j < n; j += 16)
+                __builtin_prefetch(x + j);
             k(xs + q, ys + q, qe - q);
         }}
         if (!fix_k) continue;
@@ -589,7 +584,7 @@ void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kerne
 def _driver(variant: str) -> Callable[..., None]:
     fn = ctypes.CDLL(str(build_source("driver", DRIVER, variant))).ulplab_drive
     fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p,
-                   ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_int]
+                   ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p]
     fn.restype = None
     return fn
 
@@ -928,7 +923,7 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
     else:
         main, below, first_fast = _float32_passes(func, variant, first_pass)
         fix = _entry(func, variant, rounding)
-    args = (_address(main), _address(first_fast), below, _address(fix), 1)  # prefetch
+    args = (_address(main), _address(first_fast), below, _address(fix))
 
     def run(x: np.ndarray, out: np.ndarray | None = None,
             threads: int | None = None) -> np.ndarray:

@@ -42,13 +42,20 @@ pass alone as above.
 from __future__ import annotations
 
 from ulplab.export.fast64 import ROUND_NORMAL
-from ulplab.export.fast64.tables import horner, ln2_nearest, log1p_taylor, log_tables
+from ulplab.export.fast64.tables import (
+    LOG_TABLE_BITS,
+    horner,
+    ln2_nearest,
+    log1p_taylor,
+    log_tables,
+)
 
 LOG_OFF32 = 0x3F300000
 """0.6875 as float32 bits (``tables.LOG_OFF`` as float64 bits): z's subintervals are the same."""
 
-BITS = 8
-"""log's tables: 2^BITS subintervals of [0.6875, 1.375) (``tables.log_tables(BITS)``)."""
+BITS = LOG_TABLE_BITS
+"""log's tables: 2^BITS = 256 subintervals of [0.6875, 1.375) (``tables.log_tables(BITS)``;
+softplus's too)."""
 
 ERR = 4096
 """The rounding test's bound, in units in the last place of the float64 result."""

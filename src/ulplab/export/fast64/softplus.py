@@ -4,7 +4,8 @@ softplus(x) = max(x, 0) + log1p(E), E = exp(-|x|) in (0, 1], |x| clamped to 104 
 split, ``ulplab.export.fast64.exp``: relative error < 2^-51.9; for |x| > 104 the true E is
 below 2^-150, softplus(x) is x for x > 104 and below 2^-126 for x < -104, and the clamped
 E = exp(-104) keeps both). log1p(E) with log's float64 tables of 256 subintervals
-(``tables.log_tables(8)``, ``ulplab.export.fast64.log.BITS``):
+(``tables.log_tables(8)``) and log's degree-5 polynomial (``ulplab.export.fast64.log``'s
+``BITS`` and ``TAYLOR``, imported):
 * u = 1 + E rounded, c = E - (u - 1) exact (Fast2Sum: 1 >= E), so 1 + E = u + c exactly and
   log1p(E) = log(u) + log1p(c/u); |c| <= 2^-53 (half an ulp of u in [1, 2]), and c <= E.
   log1p(c/u) is taken as c: the difference is at most |c| (u - 1) + c^2 < 2^-52.4 E, and
@@ -17,7 +18,7 @@ E = exp(-104) keeps both). log1p(E) with log's float64 tables of 256 subinterval
   invc != 1 (there |log u| >= 2^-8.01: u is at least 2^-8 above 1, or k = 1 and log u >=
   0.318); where invc = 1 (the two subintervals next to 1), r = z - 1 exactly. |r| < 2^-8 next
   to 1, below 2^-9 + 2^-21 elsewhere (``tables.log_tables``' test);
-* log(u) = (k ln2 + logc[i]) + p, p = log1p(r) by its degree-5 Taylor polynomial (``TAYLOR``),
+* log(u) = (k ln2 + logc[i]) + p, p = log1p(r) by log's degree-5 Taylor polynomial,
   k ln2 + logc in one FMA with ln2 rounded to the nearest float64 (``tables.ln2_nearest``):
   where k = 0 and invc = 1 log(u) is p alone, truncation below |r|^6/6 / (1 - |r|) < 2^-42.57
   |log1p(r)|, the Horner roundings below 2^-52.9; elsewhere for k = 0 |logc| <= 2 |log u| and
@@ -46,25 +47,12 @@ from __future__ import annotations
 
 from ulplab.export.fast64 import ROUND_RANGE32
 from ulplab.export.fast64.exp import CORE as EXP_CORE
-from ulplab.export.fast64.tables import (
-    LOG_OFF,
-    exp_table,
-    horner,
-    ln2_nearest,
-    log1p_taylor,
-    log_tables,
-)
+from ulplab.export.fast64.log import BITS, TAYLOR
+from ulplab.export.fast64.tables import LOG_OFF, exp_table, horner, ln2_nearest, log_tables
 
 ERR = 4096
 """The rounding test's bound, in units in the last place of the float64 result."""
 
-BITS = 8
-"""log's tables: 2^BITS subintervals of [0.6875, 1.375) (``tables.log_tables(BITS)``, log's own
-``ulplab.export.fast64.log.BITS``)."""
-
-TAYLOR = log1p_taylor(5)
-"""log1p(r) = r + r^2 (c2 + c3 r + c4 r^2 + c5 r^3): c_i = (-1)^(i+1)/i, i = 2..5 (degree 5: the
-truncation below |r|^6/6 / (1 - |r|) < 2^-42.57 |log1p(r)| for |r| < 2^-8)."""
 
 LOG_CORE = f"""
 /* log(1 + e) for e in [0, 1], relative error < 2^-42.35 given e within 2^-51.9 (ulplab.export.

@@ -13,9 +13,8 @@ EXP_TABLE_BITS = 6
 """exp's table: 2^(j/64), j = 0..63."""
 
 LOG_TABLE_BITS = 8
-"""log's tables by default: 256 subintervals of [0.6875, 1.375), what log's and softplus's
-passes use (``ulplab.export.fast64.log.BITS``, ``.softplus.BITS``; softplus had 128 until
-2026-11-26)."""
+"""log's tables: 256 subintervals of [0.6875, 1.375), what log's and softplus's passes use
+(``ulplab.export.fast64.log.BITS``; softplus had 128 until 2026-11-26)."""
 
 LOG_OFF = 0x3FE6000000000000
 """0.6875: log's reduced argument z lies in [0.6875, 1.375), 2^-k times the input."""
