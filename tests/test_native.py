@@ -336,8 +336,8 @@ def test_out_may_overlap_x_shifted_with_threads(threads, rounding, monkeypatch):
     slices' edges give a separate output array's results."""
     monkeypatch.setattr(native, "cpu_count", lambda: 8)
     slices = []
-    real = native.run_sliced
-    monkeypatch.setattr(native, "run_sliced", lambda *a, **k: slices.append(real(*a, **k)))
+    real = native.run_pooled
+    monkeypatch.setattr(native, "run_pooled", lambda *a, **k: slices.append(real(*a, **k)))
     kern = native.kernel("exp", rounding=rounding)
     n = 7 * native.MIN_PER_THREAD + 5
     base = np.random.default_rng(4).uniform(-90, 90, n + 7).astype(np.float32)

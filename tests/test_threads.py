@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -39,17 +40,27 @@ def u32(a) -> np.ndarray:
 def eight_cores(monkeypatch):
     """A machine of 8 cores as the thread cap sees it, so that 3 and 7 threads make 3 and 7
     slices on any host; ULPLAB_NUM_THREADS unset. Yields the list of slice counts of every
-    ``run_sliced`` call."""
+    ``run_pooled`` (the C pool: kernels, lookup) and ``run_sliced`` call (the Python pool:
+    softmax's rows), a call of one inside the other counted once."""
     monkeypatch.setattr(native, "cpu_count", lambda: 8)
     monkeypatch.delenv(native.THREADS_ENV, raising=False)
     counts: list[int] = []
-    real = native.run_sliced
+    depth = [0]
 
-    def counting(*args, **kwargs):
-        counts.append(real(*args, **kwargs))
-        return counts[-1]
+    def counting(real):
+        def run(*args, **kwargs):
+            depth[0] += 1
+            try:
+                slices = real(*args, **kwargs)
+            finally:
+                depth[0] -= 1
+            if depth[0] == 0:
+                counts.append(slices)
+            return slices
+        return run
 
-    monkeypatch.setattr(native, "run_sliced", counting)
+    monkeypatch.setattr(native, "run_sliced", counting(native.run_sliced))
+    monkeypatch.setattr(native, "run_pooled", counting(native.run_pooled))
     return counts
 
 
@@ -306,11 +317,73 @@ def test_the_foreign_call_releases_the_gil():
     assert held_stall > held / 2, (held_stall, held)
 
 
-def test_slices_run_on_the_pool(eight_cores):
+def test_slices_run_on_the_c_pool(eight_cores):
+    """Three slices: two C workers started (named ulplab-det where Linux names threads), no
+    Python thread of the old pool."""
+    lib = native._pool_lib()
+    assert lib is not None
     x = random_float32(N, 3)
     det.exp(x, threads=3)
-    names = [t.name for t in threading.enumerate()]
-    assert sum(name.startswith("ulplab-det") for name in names) >= 2, names
+    assert eight_cores == [3] and lib.ulplab_pool_workers() >= 2
+    tasks = Path("/proc/self/task")
+    if tasks.is_dir():
+        names = [(t / "comm").read_text().strip() for t in tasks.iterdir()]
+        assert names.count("ulplab-det") >= 2, names
+
+
+def test_without_the_c_pool_the_python_pool_runs_the_slices(eight_cores, monkeypatch):
+    """Where the pool's library cannot be built, kernels and lookup run their slices on the
+    Python pool: the same bits, the same slice counts."""
+    x = random_float32(N, 31)
+    want = u32(native.kernel("tanh")(x, threads=1))
+    idx = x.view(np.uint16)[: 4 * native.MIN_PER_THREAD_LOOKUP]
+    table = np.arange(1 << 16, dtype=np.uint16)[::-1].copy()
+    monkeypatch.setattr(native, "_pool_lib", lambda: None)
+    kern = native.kernel("tanh")
+    for threads in (2, 3):
+        del eight_cores[:]
+        assert np.array_equal(u32(kern(x, threads=threads)), want)
+        assert np.array_equal(native.lookup(table, idx, threads), table[idx])
+        assert eight_cores == [threads, threads]
+
+
+_WAKE_PROBE = """
+import sys, threading, time
+import numpy as np
+from ulplab.export import native
+native.cpu_count = lambda: 8
+kern = native.kernel("exp")
+x = np.random.default_rng(1).uniform(-90, 90, 1 << 20).astype(np.float32)
+want = kern(x, threads=1).view(np.uint32)
+sizes = [2 * native.MIN_PER_THREAD, 5 * native.MIN_PER_THREAD + 7, 1 << 20]
+def caller(seed, bad):
+    rng = np.random.default_rng(seed)
+    for i in range(60):
+        n = sizes[i % 3]
+        threads = int(rng.integers(2, 9))
+        if i % 4 == 0:  # idle past the spin: the workers sleep and must be woken
+            time.sleep(native.POOL_SPIN_NS * 4e-9)
+        if not np.array_equal(kern(x[:n], threads=threads).view(np.uint32), want[:n]):
+            bad.append((seed, i))
+bad = []
+callers = [threading.Thread(target=caller, args=(s, bad)) for s in range(4)]
+for t in callers:
+    t.start()
+for t in callers:
+    t.join()
+print("bad", len(bad), "workers", native._pool_lib().ulplab_pool_workers())
+"""
+
+
+def test_concurrent_callers_and_sleeping_workers_neither_hang_nor_mix_jobs():
+    """Four Python threads call one kernel 60 times each, 2 to 8 threads a call, sizes from two
+    slices to 2^20 elements, every fourth call after an idle spell longer than the workers'
+    spin (so they sleep and are woken): every result is one thread's bits, and it all ends (a
+    lost wake-up would hang: the probe runs in a child with a time limit)."""
+    res = subprocess.run([sys.executable, "-c", _WAKE_PROBE], capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split() == ["bad", "0", "workers", "7"], res.stdout
 
 
 _FORK_PROBE = """
@@ -322,9 +395,13 @@ kern = native.kernel("exp")
 x = np.linspace(-80, 80, 1 << 18, dtype=np.float32)
 want = kern(x, threads=1).view(np.uint32)
 assert np.array_equal(kern(x, threads=4).view(np.uint32), want)  # the parent's pool exists
+tab = np.arange(1 << 16, dtype=np.uint16)[::-1].copy()
+idx = x.view(np.uint16)[: 1 << 19]
+assert np.array_equal(native.lookup(tab, idx, 4), tab[idx])
 pid = os.fork()
 if pid == 0:
     ok = np.array_equal(kern(x, threads=4).view(np.uint32), want)
+    ok = ok and np.array_equal(native.lookup(tab, idx, 4), tab[idx])
     os._exit(0 if ok else 3)
 _, status = os.waitpid(pid, 0)
 print("child", os.waitstatus_to_exitcode(status))

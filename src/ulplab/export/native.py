@@ -50,8 +50,9 @@ gathered into one buffer and run through the entry point in one call).
 
 Threads: ``kernel``'s callable and ``lookup`` split a large buffer into contiguous slices, one
 per thread, every boundary a multiple of ``CHUNK`` (``slice_bounds``), and call the C loop on
-each slice from a persistent thread pool (``run_sliced``); ctypes releases the GIL during the
-foreign call, so the slices run in parallel. The calling thread runs the first slice itself.
+the slices in one foreign call on a C thread pool (``POOL``, ``run_pooled``: no Python and no
+GIL between the call and the workers; ctypes releases the GIL for the call). The calling thread
+runs the first slice itself.
 The result is elementwise, so it does not depend on the thread count (tests/test_threads.py).
 How many threads: ``threads=`` where given, else ``$ULPLAB_NUM_THREADS``, else every core
 (``os.cpu_count()``); a count above ``os.cpu_count()`` is accepted and capped at it, and a
@@ -375,16 +376,20 @@ FLAG_BITS = FLAG_NAN_BITS
 THREADS_ENV = "ULPLAB_NUM_THREADS"
 """The environment variable that sets the default thread count of the det kernels."""
 
-MIN_PER_THREAD = 1 << 16
-"""The fewest elements a thread is given: a buffer shorter than twice this (2^17) runs on the
-calling thread alone. Handing a slice to a pool thread and waiting for it costs about 80 us on
-the 2-core machine where this was measured (a thread's wake-up), and det float32 takes about
-2 ns per element there: exp on 2 threads took 169 us at 2^16 elements against 142 us on one,
-251 us at 2^17 against 278 us (``python benchmarks/bench_native.py --threshold``)."""
+MIN_PER_THREAD = 1 << 15
+"""The fewest elements a thread is given: a buffer shorter than twice this (2^16) runs on the
+calling thread alone. On the C pool (``run_pooled``) a job of two slices costs a few
+microseconds more than one thread's call; measured on the 2-core VM (AVX-512 build, reused
+output, medians of 300 calls, slices down to 2048 elements allowed for the measurement), one
+thread / two: exp at 2^14 elements 13.9 / 12.5 us, 2^15 22.8 / 16.7, 2^16 40.8 / 25.5, 2^17
+77.8 / 43.6; gelu at 2^15 45.7 / 28.1. A worker asleep (idle for more than ``POOL_SPIN_NS``)
+takes a wake-up of tens of microseconds, hence the margin. Until 2026-11-26 the slices ran on a
+Python pool whose hand-off cost about 80 us a worker, and this was 2^16."""
 
-MIN_PER_THREAD_LOOKUP = 1 << 18
-"""The same for ``lookup``, a gather of about 0.7 ns per element: 2 threads took 192 us at 2^18
-bfloat16 indices against 170 us on one, 287 us at 2^19 against 343 us (same run)."""
+MIN_PER_THREAD_LOOKUP = 1 << 17
+"""The same for ``lookup`` (about 0.3 ns an element; each thread also reads the 128 KiB padded
+table into its own cache): one thread / two, same run, bfloat16 indices: 2^17 51.0 / 52.8 us,
+2^18 94.1 / 73.8 us."""
 
 
 _CPU_COUNT = os.cpu_count() or 1
@@ -500,6 +505,47 @@ def run_sliced(work: Callable[[int, int], object], n: int, threads: int,
     return len(bounds)
 
 
+@cache
+def _pool_lib() -> ctypes.CDLL | None:
+    """The library of ``POOL`` (None where it cannot be built or loaded: ``run_pooled`` then
+    runs the slices on ``run_sliced``'s Python pool)."""
+    try:
+        lib = ctypes.CDLL(str(library("pool", "portable", lambda: POOL,
+                                      hashlib.sha256(POOL.encode()).hexdigest(), ("-pthread",))))
+    except (RuntimeError, OSError):
+        return None
+    lib.ulplab_pool_drive.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_long] + [
+        ctypes.c_void_p] * 2 + [ctypes.c_uint32, ctypes.c_void_p]
+    lib.ulplab_pool_lookup.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_long, ctypes.c_void_p,
+                                                               ctypes.c_long]
+    for fn in (lib.ulplab_pool_drive, lib.ulplab_pool_lookup, lib.ulplab_pool_workers):
+        fn.restype = ctypes.c_long
+    return lib
+
+
+def run_pooled(one: Callable[[int, int], object], pooled: Callable[[int, int], object] | None,
+               n: int, threads: int, min_per_thread: int = MIN_PER_THREAD,
+               align: int = CHUNK) -> int:
+    """The slices of ``slice_bounds(n, threads, ...)``: one slice by ``one(0, n)`` on the calling
+    thread; several by ``pooled(bounds, count)``, a call into ``POOL``'s library with the address
+    of the ``count + 1`` boundaries (int64) that runs every slice on the C pool and returns when
+    all are done; where that library is missing (``pooled`` None), ``one(lo, hi)`` per slice on
+    ``run_sliced``'s Python pool. Returns the number of slices.
+    Why C: handing slices to the Python pool and waiting for them costs a thread wake-up and a
+    turn of the GIL per worker, one after another: a job of two empty slices took 87 us on the
+    2-core VM against 1 us on one thread; on the C pool the workers wake in parallel and never
+    take the GIL."""
+    bounds = slice_bounds(n, threads, min_per_thread, align)
+    if len(bounds) == 1:
+        one(0, n)
+        return 1
+    if pooled is None:
+        return run_sliced(one, n, threads, min_per_thread, align)
+    edges = np.array([lo for lo, _ in bounds] + [n], dtype=np.int64)
+    pooled(edges.ctypes.data, len(bounds))
+    return len(bounds)
+
+
 DRIVER = f"""
 #include <stdint.h>
 #include <string.h>
@@ -578,6 +624,231 @@ void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kerne
     }}
 }}
 """
+
+
+POOL_SPIN_NS = 50_000
+"""How long a pool worker spins on the job word after a job, and the caller on the workers'
+count, before sleeping on a futex (nanoseconds): a wake-up from sleep cost about 40 us a thread
+on the 2-core VM (``run_pooled``)."""
+
+POOL = rf"""/* ulplab's C thread pool (ulplab.export.native.POOL): slice i of a job runs on worker i
+   (i >= 1), slice 0 on the calling thread, with no Python and no GIL between the call and the
+   workers. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+typedef void (*ul_kernel)(const float *restrict, float *restrict, long);
+typedef void (*ul_drive_fn)(const float *, float *, long, ul_kernel, ul_kernel, uint32_t,
+                            ul_kernel);
+typedef void (*ul_lookup_fn)(const void *, const void *, void *, long);
+
+#define UL_MAX_WORKERS 1024
+#define UL_SPIN_NS {POOL_SPIN_NS}L
+
+struct ul_job {{
+    const long *bounds;      /* slice i is [bounds[i], bounds[i + 1]) */
+    ul_drive_fn drive;       /* a kernel's job: drive(x + lo, out + lo, hi - lo, ...) */
+    const float *x;
+    float *out;
+    ul_kernel main_k, fast_k, fix_k;
+    uint32_t below;
+    ul_lookup_fn lookup;     /* else a lookup's: lookup(table, index + lo, out + lo, hi - lo) */
+    const void *table;
+    const char *index;
+    char *result;
+    long size;
+}};
+
+/* What a waiter sleeps on: a count bumped by the waker, and whether the waiter is asleep (the
+   waker's system call only then). The waiter sets `asleep` before its last look at `count`,
+   the waker bumps `count` before it looks at `asleep` (both sequentially consistent), so one
+   of the two always sees the other. */
+struct ul_signal {{
+    _Atomic uint32_t count;
+    _Atomic uint32_t asleep;
+    char pad[56];
+}};
+
+static pthread_mutex_t ul_call = PTHREAD_MUTEX_INITIALIZER;  /* one job at a time */
+static struct ul_job ul_job;                 /* written before the workers are signalled */
+static struct ul_signal ul_go[UL_MAX_WORKERS + 1];  /* worker i's: a job for it */
+static uint32_t ul_seen0[UL_MAX_WORKERS + 1];  /* ul_go[i].count when worker i was started */
+static struct ul_signal ul_done;             /* the caller's: slices done by the workers */
+static long ul_workers;                      /* workers 1..ul_workers started */
+static pthread_once_t ul_once = PTHREAD_ONCE_INIT;
+
+static void ul_pause(void) {{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}}
+
+static long ul_now_ns(void) {{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000L + t.tv_nsec;
+}}
+
+#ifdef __linux__
+static void ul_sleep(struct ul_signal *s, uint32_t seen) {{
+    syscall(SYS_futex, (uint32_t *)&s->count, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+}}
+static void ul_wake(struct ul_signal *s) {{
+    syscall(SYS_futex, (uint32_t *)&s->count, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}}
+#else
+static pthread_mutex_t ul_sleep_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ul_sleep_cond = PTHREAD_COND_INITIALIZER;
+static void ul_sleep(struct ul_signal *s, uint32_t seen) {{
+    pthread_mutex_lock(&ul_sleep_lock);
+    while (atomic_load(&s->count) == seen) pthread_cond_wait(&ul_sleep_cond, &ul_sleep_lock);
+    pthread_mutex_unlock(&ul_sleep_lock);
+}}
+static void ul_wake(struct ul_signal *s) {{
+    (void)s;
+    pthread_mutex_lock(&ul_sleep_lock);
+    pthread_cond_broadcast(&ul_sleep_cond);
+    pthread_mutex_unlock(&ul_sleep_lock);
+}}
+#endif
+
+/* s->count once it differs from seen: spinning for up to UL_SPIN_NS, then asleep. */
+static uint32_t ul_wait(struct ul_signal *s, uint32_t seen) {{
+    uint32_t now;
+    const long until = ul_now_ns() + UL_SPIN_NS;
+    for (int i = 1; ; i++) {{
+        now = atomic_load_explicit(&s->count, memory_order_acquire);
+        if (now != seen) return now;
+        if ((i & 63) == 0 && ul_now_ns() > until) break;
+        ul_pause();
+    }}
+    for (;;) {{
+        atomic_store(&s->asleep, 1);
+        now = atomic_load(&s->count);
+        if (now != seen) break;
+        ul_sleep(s, seen);
+    }}
+    atomic_store_explicit(&s->asleep, 0, memory_order_relaxed);
+    return now;
+}}
+
+/* Bump s->count (release: what was written before is seen by the waiter) and wake its
+   waiter if asleep. */
+static void ul_signal(struct ul_signal *s) {{
+    atomic_fetch_add(&s->count, 1);
+    if (atomic_load(&s->asleep)) ul_wake(s);
+}}
+
+static void ul_run(const struct ul_job *job, long i) {{
+    const long lo = job->bounds[i], n = job->bounds[i + 1] - lo;
+    if (job->drive)
+        job->drive(job->x + lo, job->out + lo, n, job->main_k, job->fast_k, job->below,
+                   job->fix_k);
+    else
+        job->lookup(job->table, job->index + lo * job->size, job->result + lo * job->size, n);
+}}
+
+static void *ul_worker(void *arg) {{
+    const long i = (long)(intptr_t)arg;
+    uint32_t seen = ul_seen0[i];  /* a job signalled before this thread first ran is taken */
+    for (;;) {{
+        seen = ul_wait(&ul_go[i], seen);
+        ul_run(&ul_job, i);
+        ul_signal(&ul_done);
+    }}
+    return NULL;
+}}
+
+/* fork: the child has none of the workers (it starts its own); no job runs during a fork. */
+static void ul_prepare(void) {{ pthread_mutex_lock(&ul_call); }}
+static void ul_parent(void) {{ pthread_mutex_unlock(&ul_call); }}
+static void ul_child(void) {{
+    ul_workers = 0;
+    for (long i = 0; i <= UL_MAX_WORKERS; i++) atomic_store(&ul_go[i].asleep, 0);
+    atomic_store(&ul_done.asleep, 0);
+    pthread_mutex_init(&ul_call, NULL);
+#ifndef __linux__
+    pthread_mutex_init(&ul_sleep_lock, NULL);
+    pthread_cond_init(&ul_sleep_cond, NULL);
+#endif
+}}
+static void ul_init(void) {{ pthread_atfork(ul_prepare, ul_parent, ul_child); }}
+
+/* Workers 1..slices-1 started where they are not yet (fewer where a thread cannot be made or
+   past UL_MAX_WORKERS: their slices then run on the calling thread). ul_call held. */
+static void ul_grow(long slices) {{
+    if (slices - 1 <= ul_workers) return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);  /* the workers take no signals */
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    while (ul_workers < slices - 1 && ul_workers < UL_MAX_WORKERS) {{
+        const long i = ul_workers + 1;
+        pthread_t t;
+        ul_seen0[i] = atomic_load(&ul_go[i].count);
+        if (pthread_create(&t, &attr, ul_worker, (void *)(intptr_t)i) != 0) break;
+#ifdef __linux__
+        pthread_setname_np(t, "ulplab-det");
+#endif
+        ul_workers = i;
+    }}
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}}
+
+static long ul_dispatch(const struct ul_job *job, long slices) {{
+    pthread_once(&ul_once, ul_init);
+    pthread_mutex_lock(&ul_call);
+    ul_grow(slices);
+    const long helped = slices - 1 < ul_workers ? slices - 1 : ul_workers;
+    ul_job = *job;
+    const uint32_t done0 = atomic_load(&ul_done.count);
+    for (long i = 1; i <= helped; i++) ul_signal(&ul_go[i]);
+    ul_run(job, 0);
+    for (long i = helped + 1; i < slices; i++) ul_run(job, i);  /* no worker for these */
+    uint32_t done = done0;
+    while (done - done0 < (uint32_t)helped) done = ul_wait(&ul_done, done);
+    pthread_mutex_unlock(&ul_call);
+    return helped;
+}}
+
+long ulplab_pool_drive(ul_drive_fn drive, const float *x, float *out, const long *bounds,
+                       long slices, ul_kernel main_k, ul_kernel fast_k, uint32_t below,
+                       ul_kernel fix_k) {{
+    const struct ul_job job = {{bounds, drive, x, out, main_k, fast_k, fix_k, below,
+                               0, 0, 0, 0, 0}};
+    return ul_dispatch(&job, slices);
+}}
+
+long ulplab_pool_lookup(ul_lookup_fn lookup, const void *table, const void *index,
+                        void *result, long size, const long *bounds, long slices) {{
+    const struct ul_job job = {{bounds, 0, 0, 0, 0, 0, 0, 0, lookup, table, index, result, size}};
+    return ul_dispatch(&job, slices);
+}}
+
+long ulplab_pool_workers(void) {{ return ul_workers; }}
+"""
+"""The C thread pool of ``run_pooled`` (its own library, built once): worker i runs slice i of a
+job, the calling thread slice 0. Each worker waits on a signal of its own (a count and a flag:
+asleep or not), spinning on it for ``POOL_SPIN_NS`` before sleeping on a futex (a condition
+variable off Linux), so a job wakes only the workers it has slices for, with a system call only
+for a worker that sleeps; the caller waits for the workers' count of slices done the same way.
+One job at a time (a mutex: concurrent callers take turns). Where a thread cannot be started its
+slice runs on the caller. The workers block every signal; a forked child starts its own workers
+(``pthread_atfork``)."""
 
 
 @cache
@@ -863,7 +1134,11 @@ def lookup(table: np.ndarray, index: np.ndarray, threads: int | None = None) -> 
     def work(lo: int, hi: int) -> None:
         fn(t_at, i_at + lo * size, o_at + lo * size, hi - lo)
 
-    run_sliced(work, idx.size, count, MIN_PER_THREAD_LOOKUP)
+    def pooled(edges: int, slices: int) -> None:
+        pool.ulplab_pool_lookup(_address(fn), t_at, i_at, o_at, size, edges, slices)
+
+    pool = _pool_lib()
+    run_pooled(work, pooled if pool else None, idx.size, count, MIN_PER_THREAD_LOOKUP)
     return out
 
 
@@ -924,6 +1199,7 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
         main, below, first_fast = _float32_passes(func, variant, first_pass)
         fix = _entry(func, variant, rounding)
     args = (_address(main), _address(first_fast), below, _address(fix))
+    pool, drive_at = _pool_lib(), _address(drive)
 
     def run(x: np.ndarray, out: np.ndarray | None = None,
             threads: int | None = None) -> np.ndarray:
@@ -934,7 +1210,10 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
         def work(lo: int, hi: int) -> None:
             drive(x_at + 4 * lo, out_at + 4 * lo, hi - lo, *args)
 
-        run_sliced(work, xs.size, count, MIN_PER_THREAD)
+        def pooled(edges: int, slices: int) -> None:
+            pool.ulplab_pool_drive(drive_at, x_at, out_at, edges, slices, *args)
+
+        run_pooled(work, pooled if pool else None, xs.size, count, MIN_PER_THREAD)
         return out
 
     run.__name__ = f"ulplab_{func}_native" + ("" if rounding == "float32" else f"_{rounding}")
@@ -942,10 +1221,11 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
 
 
 __all__ = ["CHUNK", "FAST64_FLAGS", "FIRST_PASSES", "GATHER_FLAG", "LOOKUP_PADDED_FROM",
-           "MIN_PER_THREAD", "MIN_PER_THREAD_LOOKUP", "SUBCHUNK", "THREADS_ENV", "VARIANTS",
+           "MIN_PER_THREAD", "MIN_PER_THREAD_LOOKUP", "POOL", "POOL_SPIN_NS", "SUBCHUNK",
+           "THREADS_ENV", "VARIANTS",
            "array_function", "best_variant",
            "buffer_function", "build",
            "build_source", "cached_library", "check_first_pass",
            "check_threads", "cpu_count", "env_threads",
            "fast64_flags", "float32_input", "float32_output", "kernel", "lookup", "resolve_threads",
-           "run_sliced", "runnable_variants", "slice_bounds"]
+           "run_pooled", "run_sliced", "runnable_variants", "slice_bounds"]
