@@ -115,6 +115,22 @@ def test_run_sliced_passes_offsets_past_2_31_untruncated(n, eight_cores):
     assert ctypes.c_long(n).value == n and ctypes.c_void_p(4 * n + 2**40).value == 4 * n + 2**40
 
 
+@pytest.mark.parametrize("n", [2**31 + 5, 2**33 + 3])
+def test_run_pooled_hands_the_c_pool_boundaries_past_2_31_untruncated(n, eight_cores):
+    """run_pooled gives the C pool the slice boundaries of a buffer of more than 2^31 elements
+    as int64 (the pool's ``const long *``), exact: read back here from the address it passes,
+    without running a kernel."""
+    seen: list[list[int]] = []
+
+    def pooled(edges: int, slices: int) -> None:
+        seen.append(list((ctypes.c_int64 * (slices + 1)).from_address(edges)))
+
+    assert native.run_pooled(lambda lo, hi: None, pooled, n, 7) == 7
+    bounds = native.slice_bounds(n, 7)
+    assert seen == [[lo for lo, _ in bounds] + [n]]
+    assert ctypes.sizeof(ctypes.c_long) == 8
+
+
 def test_a_failing_slice_raises_after_every_slice_is_done(eight_cores):
     done: list[int] = []
 
