@@ -80,39 +80,21 @@ static inline uint32_t ul_sel32(uint32_t c, uint32_t a, uint32_t b) {
 static inline uint64_t ul_sel64(uint64_t c, uint64_t a, uint64_t b) {
     return (a & (0ull - c)) | (b & (c - 1ull));
 }
-
-/* The float32 bits of y rounded to nearest when y (float64, within `err` units in the last
-   place of y of the exact value) rounds to the same float32 as the exact value, else the flag
-   0x7FC00001 (FLAG_NAN). Safe to round means: `bad` is 0; |y| in [2^-126, 0x1.fffffep127]
-   (0x3810000000000000 = 2^-126, the smallest normal float32; 0x47EFFFFFE0000000 = the
-   largest float32: beyond it y may round to infinity, below 2^-126 to a subnormal, which the
-   second pass's subnormal rounding decides); and the 29 bits of y below float32's last place
-   differ from the midpoint pattern 0x10000000 by more than `err` (the exact value then lies on
-   the same side of the midpoint as y, so both round to the same float32). */
-static inline uint32_t ul_round_or_flag(double y, uint32_t bad, uint64_t err) {
-    const uint64_t u = ul_bits64(y);
-    const uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
-    const uint64_t near = (u & 0x1FFFFFFFull) + (err - 0x10000000ull);  /* <= 2 err: too near */
-    const uint32_t ok = !bad & (a - 0x3810000000000000ull <= 0x47EFFFFFE0000000ull
-                                - 0x3810000000000000ull) & (near > 2 * err);
-    return ul_sel32(ok, ul_bits32((float)y), 0x7FC00001u);
-}
 """
 
 
 ROUND_NORMAL = r"""
-/* ul_round_or_flag without its range test, for a pass whose own test on x's bits (`bad`)
-   already leaves out every input whose float64 value y could fall outside the normal float32
-   range [2^-126, 0x1.fffffep127] (each such pass says why in its analysis): the float32 bits
-   of y with `sign` (a sign bit, or 0) or-ed in, or FLAG_NAN where the exact value may lie on
-   the other side of a midpoint. The range test costs a subtraction, an unsigned 64-bit
-   comparison and a mask a lane: 5 to 12% of the pass (log, gelu, erf) where the input test is
-   free or one comparison. The midpoint test runs on the low 32 bits of y: the 29 bits below
-   float32's last place plus err - 2^28 fit in 32 bits (err < 2^28), wrapping past 2^32 exactly
-   where the 64-bit sum of ul_round_or_flag wraps past 2^64, so both compare the same; 32-bit
-   lanes hold twice the elements of 64-bit ones and need no 64-bit comparison (AVX2 has only a
-   signed one): 4 to 13% of the AVX2 passes, measured with the sign and clamp changes of
-   2026-11-26 (ulplab.export.fast64.erf, .gelu, .sigmoid). */
+/* The midpoint test of a float64 value y within `err` units in the last place of y of the
+   exact value (err < 2^28), for a pass whose own test on x's bits (`bad`) leaves out every
+   input whose y could fall outside the normal float32 range [2^-126, 0x1.fffffep127] (each
+   such pass says why in its analysis): the float32 bits of y rounded to nearest with `sign`
+   (a sign bit, or 0) or-ed in where the exact value rounds to the same float32, else the flag
+   0x7FC00001 (FLAG_NAN). It rounds the same when the 29 bits of y below float32's last place
+   differ from the midpoint pattern 0x10000000 by more than err (the exact value then lies on
+   the same side of the midpoint as y). The test runs on the low 32 bits of y: those 29 bits
+   plus err - 2^28 wrap past 2^32 exactly where they lie within err of the midpoint; 32-bit
+   lanes hold twice the elements of 64-bit ones and need no 64-bit comparison (AVX2 has only
+   a signed one, SSE2 none). */
 static inline uint32_t ul_round_normal_or_flag(double y, uint32_t bad, uint32_t err,
                                                uint32_t sign) {
     const uint32_t near = ((uint32_t)ul_bits64(y) & 0x1FFFFFFFu) + (err - 0x10000000u);
@@ -120,21 +102,21 @@ static inline uint32_t ul_round_normal_or_flag(double y, uint32_t bad, uint32_t 
 }
 """
 """The midpoint test alone (``ul_round_normal_or_flag``), put in the source of the passes that
-use it (log, sin, cos, tanh, gelu, erf, sigmoid, silu) rather than in ``COMMON``, whose every
-byte each pass's proof names (so ``ul_round_or_flag`` keeps its own copy of the test: folding it
-onto this one would change every pass's source and void the other passes' proofs; the comment
-in the C is part of that source too, and keeps the first measurement it was proved with). With
-the clamps and signs changed the same day, measured over two runs of the passes alone in cache:
-3 to 18% off the AVX2 passes, 2 to 18% off the AVX-512 ones, and a factor 2 to 2.6 off the
-portable ones, whose loops now vectorize (SSE2 has no 64-bit comparison;
-``docs/kernels/shipping.md`` has the table)."""
+use it (log, sin, cos, tanh, gelu, erf, sigmoid, silu) rather than in ``COMMON``: no range test
+(a subtraction, an unsigned 64-bit comparison and a mask a lane, 5 to 12% of the pass where the
+input test is free), and on 32-bit lanes. With the clamps and signs changed the same day,
+measured over two runs of the passes alone in cache: 3 to 18% off the AVX2 passes, 2 to 18% off
+the AVX-512 ones, and a factor 2 to 2.6 off the portable ones, whose loops now vectorize (SSE2
+has no 64-bit comparison; ``docs/kernels/shipping.md`` has the table)."""
 
 
 ROUND_RANGE32 = r"""
-/* ul_round_or_flag's result in 32-bit lanes: the range test on y's high 32 bits (|y| from
-   2^-126, bits 0x38100000 up, to below 0x47EFFFFF00000000: flagging also the values within
-   2^-20 of the largest float32, 0x47EFFFFFE0000000, which the second pass decides just as
-   well), the midpoint test on its low 32 bits as ``ul_round_normal_or_flag``'s. */
+/* The float32 bits of y rounded to nearest, or FLAG_NAN, for a pass whose y may leave the
+   normal float32 range: where `bad` is 0, |y| lies in [2^-126, 0x47EFFFFF00000000) (a test on
+   y's high 32 bits, from 0x38100000: below 2^-126 y may round to a subnormal and near the
+   largest float32, 0x47EFFFFFE0000000, to infinity, which the second pass decides; the values
+   within 2^-20 of it are flagged too) and the midpoint test of ul_round_normal_or_flag holds
+   on its low 32 bits. */
 static inline uint32_t ul_round_or_flag32(double y, uint32_t bad, uint32_t err) {
     const uint64_t u = ul_bits64(y);
     const uint32_t high = (uint32_t)(u >> 32) & 0x7FFFFFFFu;
@@ -144,10 +126,9 @@ static inline uint32_t ul_round_or_flag32(double y, uint32_t bad, uint32_t err) 
     return ul_sel32(ok, ul_bits32((float)y), 0x7FC00001u);
 }
 """
-"""``ul_round_or_flag`` (range and midpoint tests) on 32-bit lanes, for the passes whose values
-may leave the normal float32 range (exp's float64 evaluation, softplus): the same bits wherever
-it decides, and it decides every value ``ul_round_or_flag`` does but those within 2^-20 of
-the largest float32."""
+"""The range and midpoint tests on 32-bit lanes (``ul_round_or_flag32``), for the passes whose
+values may leave the normal float32 range (exp's float64 evaluation, softplus). Until
+2026-11-26 ``COMMON`` also held the same tests on 64-bit lanes, which no pass used any more."""
 
 
 def module(func: str) -> ModuleType:
