@@ -115,19 +115,20 @@ def test_run_sliced_passes_offsets_past_2_31_untruncated(n, eight_cores):
     assert ctypes.c_long(n).value == n and ctypes.c_void_p(4 * n + 2**40).value == 4 * n + 2**40
 
 
-@pytest.mark.parametrize("n", [2**31 + 5, 2**33 + 3])
-def test_run_pooled_hands_the_c_pool_boundaries_past_2_31_untruncated(n, eight_cores):
-    """run_pooled gives the C pool the slice boundaries of a buffer of more than 2^31 elements
-    as int64 (the pool's ``const long *``), exact: read back here from the address it passes,
-    without running a kernel."""
-    seen: list[list[int]] = []
-
-    def pooled(edges: int, slices: int) -> None:
-        seen.append(list((ctypes.c_int64 * (slices + 1)).from_address(edges)))
-
-    assert native.run_pooled(lambda lo, hi: None, pooled, n, 7) == 7
-    bounds = native.slice_bounds(n, 7)
-    assert seen == [[lo for lo, _ in bounds] + [n]]
+@pytest.mark.parametrize("n", [2 * native.MIN_PER_THREAD, N, 10**7 + 3, 2**31 + 5, 2**33 + 3])
+@pytest.mark.parametrize("threads", [2, 3, 7])
+def test_run_pooled_gives_the_c_pool_aligned_pieces_past_2_31(n, threads, eight_cores):
+    """run_pooled asks the C pool for as many threads as ``slice_bounds`` has slices, and pieces
+    of ``pool_grain`` elements: a multiple of CHUNK, about POOL_PIECES a thread, exact Python
+    integers past 2^31 (the pool's ``long`` is 64-bit); without running a kernel."""
+    asked: list[tuple[int, int]] = []
+    count = native.run_pooled(lambda lo, hi: None, lambda g, t: asked.append((g, t)), n, threads)
+    assert count == len(native.slice_bounds(n, threads)) > 1
+    (grain, t), = asked
+    assert t == count and grain % native.CHUNK == 0 and type(grain) is int
+    pieces = -(-n // grain)
+    assert count * native.POOL_PIECES - count < pieces <= count * native.POOL_PIECES or (
+        grain == native.CHUNK)
     assert ctypes.sizeof(ctypes.c_long) == 8
 
 

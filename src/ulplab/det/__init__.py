@@ -28,11 +28,10 @@ Threads: ``det.FUNC(x, threads=N)`` (also ``det.apply(func, x, rounding, threads
 without it, ``$ULPLAB_NUM_THREADS``, else for a PyTorch tensor torch's intra-op thread count
 (``torch.get_num_threads()``), else every core (``os.cpu_count()``). N must be a positive int
 (0, a negative number, a bool, a float or a string is a ``UsageError`` naming ``threads`` or
-the variable); more than ``os.cpu_count()`` is accepted and capped at it. The buffer is split
-into contiguous slices (``ulplab.export.native.slice_bounds``: boundaries on the driver's
-chunks, one thread below 2^16 elements, 2^18 for the narrow formats' gather), all run by the
-compiled C loop on a C thread pool in one call with the GIL released
-(``ulplab.export.native.run_pooled``). Every kernel is elementwise,
+the variable); more than ``os.cpu_count()`` is accepted and capped at it. The buffer is run by
+the compiled C loop on a C thread pool in one call with the GIL released, the threads taking
+pieces of it on the driver's chunks until none is left (``ulplab.export.native.run_pooled``;
+one thread below 2^16 elements, 2^18 for the narrow formats' gather). Every kernel is elementwise,
 so the bits do not depend on N; softmax splits whole rows, never a row's reduction. The float32
 kernels and the gather of NumPy arrays and PyTorch CPU tensors are threaded; JAX's
 ``jnp.take`` and torch indexing on other devices keep their own threading. PyTorch's OpenMP

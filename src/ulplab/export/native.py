@@ -48,11 +48,11 @@ round-to-odd fast path chosen per chunk, the flagged outputs found (a
 test over the chunk, then block by block where it has one) and fixed per chunk (their inputs
 gathered into one buffer and run through the entry point in one call).
 
-Threads: ``kernel``'s callable and ``lookup`` split a large buffer into contiguous slices, one
-per thread, every boundary a multiple of ``CHUNK`` (``slice_bounds``), and call the C loop on
-the slices in one foreign call on a C thread pool (``POOL``, ``run_pooled``: no Python and no
-GIL between the call and the workers; ctypes releases the GIL for the call). The calling thread
-runs the first slice itself.
+Threads: ``kernel``'s callable and ``lookup`` run a large buffer in one foreign call on a C
+thread pool (``POOL``, ``run_pooled``: no Python and no GIL between the call and the workers;
+ctypes releases the GIL for the call): the calling thread and the workers take pieces of about
+a quarter of a thread's share (``pool_grain``, every boundary a multiple of ``CHUNK``) from one
+counter until none is left. How many threads take part is ``slice_bounds``'s slice count.
 The result is elementwise, so it does not depend on the thread count (tests/test_threads.py).
 How many threads: ``threads=`` where given, else ``$ULPLAB_NUM_THREADS``, else every core
 (``os.cpu_count()``); a count above ``os.cpu_count()`` is accepted and capped at it, and a
@@ -514,23 +514,37 @@ def _pool_lib() -> ctypes.CDLL | None:
                                       hashlib.sha256(POOL.encode()).hexdigest(), ("-pthread",))))
     except (RuntimeError, OSError):
         return None
-    lib.ulplab_pool_drive.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_long] + [
+    lib.ulplab_pool_drive.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_long] * 3 + [
         ctypes.c_void_p] * 2 + [ctypes.c_uint32, ctypes.c_void_p]
-    lib.ulplab_pool_lookup.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_long, ctypes.c_void_p,
-                                                               ctypes.c_long]
+    lib.ulplab_pool_lookup.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_long] * 4
     for fn in (lib.ulplab_pool_drive, lib.ulplab_pool_lookup, lib.ulplab_pool_workers):
         fn.restype = ctypes.c_long
     return lib
 
 
+POOL_PIECES = 4
+"""Pieces per thread of a pooled job (``run_pooled``): enough that a helper who starts late (a
+wake-up from sleep took 45-50 us on the 2-core VM) or a slowed core leaves its share to the
+others, few enough that each piece stays long against the cost of taking it."""
+
+
+def pool_grain(n: int, threads: int, align: int = CHUNK) -> int:
+    """Elements per piece of a pooled job of ``n`` elements on ``threads`` threads: about
+    ``n / (threads * POOL_PIECES)``, rounded up to a multiple of ``align`` (so that the driver's
+    chunks are those of one call), at least ``align``."""
+    per = -(-n // max(threads * POOL_PIECES, 1))
+    return max(align, -(-per // align) * align)
+
+
 def run_pooled(one: Callable[[int, int], object], pooled: Callable[[int, int], object] | None,
                n: int, threads: int, min_per_thread: int = MIN_PER_THREAD,
                align: int = CHUNK) -> int:
-    """The slices of ``slice_bounds(n, threads, ...)``: one slice by ``one(0, n)`` on the calling
-    thread; several by ``pooled(bounds, count)``, a call into ``POOL``'s library with the address
-    of the ``count + 1`` boundaries (int64) that runs every slice on the C pool and returns when
-    all are done; where that library is missing (``pooled`` None), ``one(lo, hi)`` per slice on
-    ``run_sliced``'s Python pool. Returns the number of slices.
+    """``n`` elements on up to ``threads`` threads (as many as ``slice_bounds`` gives slices:
+    fewer where ``n`` is short of ``min_per_thread`` a thread). One: ``one(0, n)`` on the calling
+    thread. Several: ``pooled(grain, count)``, a call into ``POOL``'s library that runs the job
+    in pieces of ``pool_grain(n, count, align)`` elements on the calling thread and ``count - 1``
+    workers and returns when every piece is done; where that library is missing (``pooled``
+    None), ``one(lo, hi)`` per slice on ``run_sliced``'s Python pool. Returns the thread count.
     Why C: handing slices to the Python pool and waiting for them costs a thread wake-up and a
     turn of the GIL per worker, one after another: a job of two empty slices took 87 us on the
     2-core VM against 1 us on one thread; on the C pool the workers wake in parallel and never
@@ -541,8 +555,7 @@ def run_pooled(one: Callable[[int, int], object], pooled: Callable[[int, int], o
         return 1
     if pooled is None:
         return run_sliced(one, n, threads, min_per_thread, align)
-    edges = np.array([lo for lo, _ in bounds] + [n], dtype=np.int64)
-    pooled(edges.ctypes.data, len(bounds))
+    pooled(pool_grain(n, len(bounds), align), len(bounds))
     return len(bounds)
 
 
@@ -627,13 +640,14 @@ void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kerne
 
 
 POOL_SPIN_NS = 50_000
-"""How long a pool worker spins on the job word after a job, and the caller on the workers'
-count, before sleeping on a futex (nanoseconds): a wake-up from sleep cost about 40 us a thread
-on the 2-core VM (``run_pooled``)."""
+"""How long a pool worker spins on its signal after a job, and the caller on the count of pieces
+done, before sleeping on a futex (nanoseconds). On the 2-core VM a wake-up from sleep costs
+45-50 us: exp on 2^16 elements and 2 threads took 26 us a call back to back and 57-63 us after
+an idle spell of 0.2-2 ms (39-45 us on one thread)."""
 
-POOL = rf"""/* ulplab's C thread pool (ulplab.export.native.POOL): slice i of a job runs on worker i
-   (i >= 1), slice 0 on the calling thread, with no Python and no GIL between the call and the
-   workers. */
+POOL = rf"""/* ulplab's C thread pool (ulplab.export.native.POOL): the calling thread and up to
+   T - 1 workers take the pieces of a job (`grain` elements each, the last shorter) from a shared
+   counter until none is left, with no Python and no GIL between the call and the workers. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -653,9 +667,10 @@ typedef void (*ul_lookup_fn)(const void *, const void *, void *, long);
 
 #define UL_MAX_WORKERS 1024
 #define UL_SPIN_NS {POOL_SPIN_NS}L
+#define UL_MAX_PIECES ((1L << 24) - 1)
 
 struct ul_job {{
-    const long *bounds;      /* slice i is [bounds[i], bounds[i + 1]) */
+    long n, grain;           /* piece i is [i grain, min((i + 1) grain, n)) */
     ul_drive_fn drive;       /* a kernel's job: drive(x + lo, out + lo, hi - lo, ...) */
     const float *x;
     float *out;
@@ -679,11 +694,16 @@ struct ul_signal {{
 }};
 
 static pthread_mutex_t ul_call = PTHREAD_MUTEX_INITIALIZER;  /* one job at a time */
-static struct ul_job ul_job;                 /* written before the workers are signalled */
-static struct ul_signal ul_go[UL_MAX_WORKERS + 1];  /* worker i's: a job for it */
+static struct ul_job ul_job;        /* written before ul_next, read after a piece is taken */
+/* The pieces: bits 48-63 a job number, 24-47 the job's piece count, 0-23 the next piece. A
+   piece is taken by a compare-and-swap that leaves the job number and count as they are, so a
+   thread that read the word of a finished job takes nothing from a later one by mistake: what
+   it takes is a piece the word it swapped says is free. */
+static _Atomic uint64_t ul_next;
+static struct ul_signal ul_done;    /* pieces done in this job; the caller waits on it */
+static struct ul_signal ul_go[UL_MAX_WORKERS + 1];  /* worker i's: a job to help with */
 static uint32_t ul_seen0[UL_MAX_WORKERS + 1];  /* ul_go[i].count when worker i was started */
-static struct ul_signal ul_done;             /* the caller's: slices done by the workers */
-static long ul_workers;                      /* workers 1..ul_workers started */
+static long ul_workers;             /* workers 1..ul_workers started */
 static pthread_once_t ul_once = PTHREAD_ONCE_INIT;
 
 static void ul_pause(void) {{
@@ -743,20 +763,36 @@ static uint32_t ul_wait(struct ul_signal *s, uint32_t seen) {{
     return now;
 }}
 
-/* Bump s->count (release: what was written before is seen by the waiter) and wake its
-   waiter if asleep. */
+/* Bump s->count (what was written before is seen by the waiter) and wake its waiter if it
+   sleeps. */
 static void ul_signal(struct ul_signal *s) {{
     atomic_fetch_add(&s->count, 1);
     if (atomic_load(&s->asleep)) ul_wake(s);
 }}
 
-static void ul_run(const struct ul_job *job, long i) {{
-    const long lo = job->bounds[i], n = job->bounds[i + 1] - lo;
-    if (job->drive)
-        job->drive(job->x + lo, job->out + lo, n, job->main_k, job->fast_k, job->below,
-                   job->fix_k);
-    else
-        job->lookup(job->table, job->index + lo * job->size, job->result + lo * job->size, n);
+/* Pieces taken and run until none is left; returns how many this thread ran. */
+static long ul_help(void) {{
+    long ran = 0;
+    uint64_t word = atomic_load(&ul_next);
+    for (;;) {{
+        const uint64_t piece = word & 0xFFFFFFu, pieces = (word >> 24) & 0xFFFFFFu;
+        if (piece >= pieces) return ran;
+        if (!atomic_compare_exchange_weak(&ul_next, &word, word + 1)) continue;
+        /* piece taken: the job cannot end before it is done, so ul_job is this job's */
+        const struct ul_job *job = &ul_job;
+        const long lo = (long)piece * job->grain;
+        const long m = (job->n - lo < job->grain ? job->n - lo : job->grain);
+        if (job->drive)
+            job->drive(job->x + lo, job->out + lo, m, job->main_k, job->fast_k, job->below,
+                       job->fix_k);
+        else
+            job->lookup(job->table, job->index + lo * job->size,
+                        job->result + lo * job->size, m);
+        ran++;
+        const uint32_t done = atomic_fetch_add(&ul_done.count, 1) + 1;
+        if (done == (uint32_t)pieces && atomic_load(&ul_done.asleep)) ul_wake(&ul_done);
+        word = atomic_load(&ul_next);
+    }}
 }}
 
 static void *ul_worker(void *arg) {{
@@ -764,8 +800,7 @@ static void *ul_worker(void *arg) {{
     uint32_t seen = ul_seen0[i];  /* a job signalled before this thread first ran is taken */
     for (;;) {{
         seen = ul_wait(&ul_go[i], seen);
-        ul_run(&ul_job, i);
-        ul_signal(&ul_done);
+        ul_help();
     }}
     return NULL;
 }}
@@ -785,17 +820,17 @@ static void ul_child(void) {{
 }}
 static void ul_init(void) {{ pthread_atfork(ul_prepare, ul_parent, ul_child); }}
 
-/* Workers 1..slices-1 started where they are not yet (fewer where a thread cannot be made or
-   past UL_MAX_WORKERS: their slices then run on the calling thread). ul_call held. */
-static void ul_grow(long slices) {{
-    if (slices - 1 <= ul_workers) return;
+/* Workers 1..helpers started where they are not yet (fewer where a thread cannot be made or
+   past UL_MAX_WORKERS). ul_call held. */
+static void ul_grow(long helpers) {{
+    if (helpers <= ul_workers) return;
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);  /* the workers take no signals */
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    while (ul_workers < slices - 1 && ul_workers < UL_MAX_WORKERS) {{
+    while (ul_workers < helpers && ul_workers < UL_MAX_WORKERS) {{
         const long i = ul_workers + 1;
         pthread_t t;
         ul_seen0[i] = atomic_load(&ul_go[i].count);
@@ -809,46 +844,56 @@ static void ul_grow(long slices) {{
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }}
 
-static long ul_dispatch(const struct ul_job *job, long slices) {{
+/* The job on the calling thread and threads - 1 workers; returns the pieces the caller ran. */
+static long ul_dispatch(struct ul_job *job, long threads) {{
+    if (job->n <= 0) return 0;
+    long grain = job->grain < 1 ? 1 : job->grain;
+    if ((job->n - 1) / grain + 1 > UL_MAX_PIECES) grain = (job->n - 1) / UL_MAX_PIECES + 1;
+    job->grain = grain;
+    const uint64_t pieces = (uint64_t)((job->n - 1) / grain + 1);
     pthread_once(&ul_once, ul_init);
     pthread_mutex_lock(&ul_call);
-    ul_grow(slices);
-    const long helped = slices - 1 < ul_workers ? slices - 1 : ul_workers;
+    ul_grow(threads - 1);
+    const long helpers = threads - 1 < ul_workers ? threads - 1 : ul_workers;
     ul_job = *job;
-    const uint32_t done0 = atomic_load(&ul_done.count);
-    for (long i = 1; i <= helped; i++) ul_signal(&ul_go[i]);
-    ul_run(job, 0);
-    for (long i = helped + 1; i < slices; i++) ul_run(job, i);  /* no worker for these */
-    uint32_t done = done0;
-    while (done - done0 < (uint32_t)helped) done = ul_wait(&ul_done, done);
+    atomic_store(&ul_done.count, 0);
+    const uint64_t number = (atomic_load(&ul_next) >> 48) + 1;
+    atomic_store(&ul_next, (number << 48) | (pieces << 24));
+    for (long i = 1; i <= helpers; i++) ul_signal(&ul_go[i]);
+    const long ran = ul_help();
+    uint32_t done = atomic_load(&ul_done.count);
+    while (done < (uint32_t)pieces) done = ul_wait(&ul_done, done);
     pthread_mutex_unlock(&ul_call);
-    return helped;
+    return ran;
 }}
 
-long ulplab_pool_drive(ul_drive_fn drive, const float *x, float *out, const long *bounds,
-                       long slices, ul_kernel main_k, ul_kernel fast_k, uint32_t below,
+long ulplab_pool_drive(ul_drive_fn drive, const float *x, float *out, long n, long grain,
+                       long threads, ul_kernel main_k, ul_kernel fast_k, uint32_t below,
                        ul_kernel fix_k) {{
-    const struct ul_job job = {{bounds, drive, x, out, main_k, fast_k, fix_k, below,
-                               0, 0, 0, 0, 0}};
-    return ul_dispatch(&job, slices);
+    struct ul_job job = {{n, grain, drive, x, out, main_k, fast_k, fix_k, below,
+                         0, 0, 0, 0, 0}};
+    return ul_dispatch(&job, threads);
 }}
 
 long ulplab_pool_lookup(ul_lookup_fn lookup, const void *table, const void *index,
-                        void *result, long size, const long *bounds, long slices) {{
-    const struct ul_job job = {{bounds, 0, 0, 0, 0, 0, 0, 0, lookup, table, index, result, size}};
-    return ul_dispatch(&job, slices);
+                        void *result, long size, long n, long grain, long threads) {{
+    struct ul_job job = {{n, grain, 0, 0, 0, 0, 0, 0, 0, lookup, table, index, result, size}};
+    return ul_dispatch(&job, threads);
 }}
 
 long ulplab_pool_workers(void) {{ return ul_workers; }}
 """
-"""The C thread pool of ``run_pooled`` (its own library, built once): worker i runs slice i of a
-job, the calling thread slice 0. Each worker waits on a signal of its own (a count and a flag:
-asleep or not), spinning on it for ``POOL_SPIN_NS`` before sleeping on a futex (a condition
-variable off Linux), so a job wakes only the workers it has slices for, with a system call only
-for a worker that sleeps; the caller waits for the workers' count of slices done the same way.
-One job at a time (a mutex: concurrent callers take turns). Where a thread cannot be started its
-slice runs on the caller. The workers block every signal; a forked child starts its own workers
-(``pthread_atfork``)."""
+"""The C thread pool of ``run_pooled`` (its own library, built once). A job is cut into pieces of
+``grain`` elements that the calling thread and its helpers take from one atomic counter until
+none is left, so a helper that wakes late, or a core that another process slows, leaves its
+share to the others instead of holding the job up (until 2026-11-26, later, each thread had one
+fixed slice). Each worker waits on a signal of its own (a count and a flag: asleep or not),
+spinning on it for ``POOL_SPIN_NS`` before sleeping on a futex (a condition variable off Linux),
+so a job wakes only the workers it asks for, with a system call only for one that sleeps; the
+caller waits for the count of pieces done the same way. One job at a time (a mutex: concurrent
+callers take turns). A piece is taken by a compare-and-swap on a word that names the job, so a
+late helper takes nothing from a job that has ended. The workers block every signal; a forked
+child starts its own workers (``pthread_atfork``)."""
 
 
 @cache
@@ -1134,8 +1179,8 @@ def lookup(table: np.ndarray, index: np.ndarray, threads: int | None = None) -> 
     def work(lo: int, hi: int) -> None:
         fn(t_at, i_at + lo * size, o_at + lo * size, hi - lo)
 
-    def pooled(edges: int, slices: int) -> None:
-        pool.ulplab_pool_lookup(_address(fn), t_at, i_at, o_at, size, edges, slices)
+    def pooled(grain: int, count: int) -> None:
+        pool.ulplab_pool_lookup(_address(fn), t_at, i_at, o_at, size, idx.size, grain, count)
 
     pool = _pool_lib()
     run_pooled(work, pooled if pool else None, idx.size, count, MIN_PER_THREAD_LOOKUP)
@@ -1210,8 +1255,8 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
         def work(lo: int, hi: int) -> None:
             drive(x_at + 4 * lo, out_at + 4 * lo, hi - lo, *args)
 
-        def pooled(edges: int, slices: int) -> None:
-            pool.ulplab_pool_drive(drive_at, x_at, out_at, edges, slices, *args)
+        def pooled(grain: int, count: int) -> None:
+            pool.ulplab_pool_drive(drive_at, x_at, out_at, xs.size, grain, count, *args)
 
         run_pooled(work, pooled if pool else None, xs.size, count, MIN_PER_THREAD)
         return out
@@ -1221,11 +1266,11 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
 
 
 __all__ = ["CHUNK", "FAST64_FLAGS", "FIRST_PASSES", "GATHER_FLAG", "LOOKUP_PADDED_FROM",
-           "MIN_PER_THREAD", "MIN_PER_THREAD_LOOKUP", "POOL", "POOL_SPIN_NS", "SUBCHUNK",
-           "THREADS_ENV", "VARIANTS",
+           "MIN_PER_THREAD", "MIN_PER_THREAD_LOOKUP", "POOL", "POOL_PIECES", "POOL_SPIN_NS",
+           "SUBCHUNK", "THREADS_ENV", "VARIANTS",
            "array_function", "best_variant",
            "buffer_function", "build",
            "build_source", "cached_library", "check_first_pass",
            "check_threads", "cpu_count", "env_threads",
-           "fast64_flags", "float32_input", "float32_output", "kernel", "lookup", "resolve_threads",
-           "run_pooled", "run_sliced", "runnable_variants", "slice_bounds"]
+           "fast64_flags", "float32_input", "float32_output", "kernel", "lookup", "pool_grain",
+           "resolve_threads", "run_pooled", "run_sliced", "runnable_variants", "slice_bounds"]
