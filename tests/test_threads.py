@@ -364,6 +364,30 @@ def test_without_the_c_pool_the_python_pool_runs_the_slices(eight_cores, monkeyp
         assert eight_cores == [threads, threads]
 
 
+def test_the_pools_condition_variable_branch(eight_cores, monkeypatch):
+    """The pool's branch for systems without futexes (a condition variable), built here with
+    ``__linux__`` undefined: the same bits on 2 to 8 threads, with workers awake and asleep."""
+    import hashlib
+
+    path = native.library("pool-condvar", "portable", lambda: native.POOL,
+                          hashlib.sha256(native.POOL.encode()).hexdigest(),
+                          ("-pthread", "-U__linux__"))
+    lib = ctypes.CDLL(str(path))
+    real = native._pool_lib()
+    for name in ("ulplab_pool_drive", "ulplab_pool_lookup", "ulplab_pool_workers"):
+        getattr(lib, name).argtypes = getattr(real, name).argtypes
+        getattr(lib, name).restype = ctypes.c_long
+    monkeypatch.setattr(native, "_pool_lib", lambda: lib)
+    kern = native.kernel("exp")
+    x = random_float32(N, 41)
+    want = u32(kern(x, threads=1))
+    for threads in (2, 3, 8, 2):
+        for idle in (0.0, 0.002):  # 2 ms: past the spin, the workers sleep
+            time.sleep(idle)
+            assert np.array_equal(u32(kern(x, threads=threads)), want), (threads, idle)
+    assert lib.ulplab_pool_workers() == 7
+
+
 _WAKE_PROBE = """
 import sys, threading, time
 import numpy as np
