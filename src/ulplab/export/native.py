@@ -378,13 +378,14 @@ THREADS_ENV = "ULPLAB_NUM_THREADS"
 
 MIN_PER_THREAD = 1 << 15
 """The fewest elements a thread is given: a buffer shorter than twice this (2^16) runs on the
-calling thread alone. On the C pool (``run_pooled``) a job of two slices costs a few
-microseconds more than one thread's call; measured on the 2-core VM (AVX-512 build, reused
-output, medians of 300 calls, slices down to 2048 elements allowed for the measurement), one
-thread / two: exp at 2^14 elements 13.9 / 12.5 us, 2^15 22.8 / 16.7, 2^16 40.8 / 25.5, 2^17
-77.8 / 43.6; gelu at 2^15 45.7 / 28.1. A worker asleep (idle for more than ``POOL_SPIN_NS``)
-takes a wake-up of tens of microseconds, hence the margin. Until 2026-11-26 the slices ran on a
-Python pool whose hand-off cost about 80 us a worker, and this was 2^16."""
+calling thread alone. On the C pool (``run_pooled``) a job on two threads costs a few
+microseconds more than one thread's call while the worker spins; measured on the 2-core VM
+(AVX-512 build, reused output, medians of 300 calls, down to 2048 elements a thread allowed
+for the measurement), one thread / two: exp at 2^14 elements 13.9 / 12.5 us, 2^15 22.8 /
+16.7, 2^16 40.8 / 25.5, 2^17 77.8 / 43.6; gelu at 2^15 45.7 / 28.1. A worker asleep (idle for
+more than ``POOL_SPIN_NS``) takes a wake-up of tens of microseconds, hence the margin. Until
+2026-11-26 the slices ran on a Python pool whose hand-off cost about 80 us a worker, and this
+was 2^16."""
 
 MIN_PER_THREAD_LOOKUP = 1 << 17
 """The same for ``lookup`` (about 0.3 ns an element; each thread also reads the 128 KiB padded
@@ -1179,10 +1180,11 @@ def lookup(table: np.ndarray, index: np.ndarray, threads: int | None = None) -> 
     def work(lo: int, hi: int) -> None:
         fn(t_at, i_at + lo * size, o_at + lo * size, hi - lo)
 
-    def pooled(grain: int, count: int) -> None:
-        pool.ulplab_pool_lookup(_address(fn), t_at, i_at, o_at, size, idx.size, grain, count)
-
     pool = _pool_lib()
+
+    def pooled(grain: int, used: int) -> None:
+        pool.ulplab_pool_lookup(_address(fn), t_at, i_at, o_at, size, idx.size, grain, used)
+
     run_pooled(work, pooled if pool else None, idx.size, count, MIN_PER_THREAD_LOOKUP)
     return out
 
@@ -1255,8 +1257,8 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
         def work(lo: int, hi: int) -> None:
             drive(x_at + 4 * lo, out_at + 4 * lo, hi - lo, *args)
 
-        def pooled(grain: int, count: int) -> None:
-            pool.ulplab_pool_drive(drive_at, x_at, out_at, xs.size, grain, count, *args)
+        def pooled(grain: int, used: int) -> None:
+            pool.ulplab_pool_drive(drive_at, x_at, out_at, xs.size, grain, used, *args)
 
         run_pooled(work, pooled if pool else None, xs.size, count, MIN_PER_THREAD)
         return out
