@@ -132,6 +132,27 @@ def test_run_pooled_gives_the_c_pool_aligned_pieces_past_2_31(n, threads, eight_
     assert ctypes.sizeof(ctypes.c_long) == 8
 
 
+@pytest.mark.parametrize(("n", "threads", "item_bytes", "grain"), [
+    (1 << 24, 16, 4, 1 << 19),    # float32 out: 64 MiB on 16 threads, 2 huge pages a piece
+    (1 << 24, 16, 2, 1 << 20),    # bfloat16 lookup: one huge page a piece
+    (1 << 25, 16, 1, 1 << 21),    # fp8 lookup, 32 MiB
+    (1 << 24, 16, 1, 1 << 18),    # fp8, 16 MiB: under a huge page a thread, as before
+    (1 << 24, 2, 4, 1 << 21),     # 2 threads: POOL_PIECES a thread already spans 4 pages
+    (1 << 22, 16, 2, 1 << 16),    # 8 MiB on 16 threads: under a huge page a thread, as before
+    (1 << 24, 16, 0, 1 << 18),    # no element size given: as before
+])
+def test_pieces_are_whole_huge_pages_of_the_output(n, threads, item_bytes, grain):
+    """Where the output holds a huge page a thread, every piece is a whole number of them (two
+    threads faulting on one fresh huge page each clear 2 MiB), else POOL_PIECES a thread."""
+    assert native.pool_grain(n, threads, native.CHUNK, item_bytes) == grain
+    asked: list[tuple[int, int]] = []
+    native.run_pooled(lambda lo, hi: None, lambda g, t: asked.append((g, t)), n, threads,
+                      item_bytes=item_bytes)
+    assert asked == [(grain, threads)]
+    if item_bytes and n * item_bytes >= threads * native.HUGE_PAGE:
+        assert grain * item_bytes % native.HUGE_PAGE == 0
+
+
 def test_a_failing_slice_raises_after_every_slice_is_done(eight_cores):
     done: list[int] = []
 
