@@ -538,10 +538,13 @@ def pool_grain(n: int, threads: int, align: int = CHUNK, item_bytes: int = 0) ->
     ``n / (threads * POOL_PIECES)``, rounded up to a multiple of ``align`` (so that the driver's
     chunks are those of one call), at least ``align``. Where the output (``item_bytes`` an
     element) holds a ``HUGE_PAGE`` a thread or more, a piece is also a whole number of huge
-    pages of it: the first write into a fresh huge page faults it in, and Linux clears a 2 MiB
-    page for every thread that faults on it at the same time, keeping one (pieces of 512 KiB of
-    bfloat16 output, four to a page, took det.gelu on 16 threads of the lent Xeon from 1.2-1.4
-    ms to 2.1-2.3 ms on 2^24 elements)."""
+    pages of it: the first write into a fresh huge page faults it in, and Linux clears a new
+    2 MiB page for every thread that faults on it at the same time before it keeps one (so
+    pieces of a quarter page, as bfloat16 output on 16 threads had, could clear each page up to
+    four times). Measured on the lent 16-core Xeon, 2^24 elements, 16 threads, medians of 10
+    alternating rounds, whole pages / quarter-thread pieces: bfloat16 det.gelu 1.65 / 1.76 ms,
+    then 1.65 / 1.65 (rounds of one setting spread by 10%); float32 det.exp 2.36 / 2.42, then
+    2.45 / 2.47 ms: no worse, and the duplicate clearing gone by construction."""
     if item_bytes > 0 and n * item_bytes >= threads * HUGE_PAGE:
         align = max(align, -(-HUGE_PAGE // item_bytes // align) * align)
     per = -(-n // max(threads * POOL_PIECES, 1))
