@@ -169,6 +169,9 @@ def main() -> None:
                     help="only: where a one-thread call's time goes, 2^12..2^24 elements")
     ap.add_argument("--bfloat16-only", action="store_true",
                     help="only: det.gelu against F.gelu on a bfloat16 tensor (all threads)")
+    ap.add_argument("--reused-output", action="store_true",
+                    help="also time det into a reused output (out=) on 1 and T threads: the "
+                         "scaling without the fresh output's page faults")
     args = ap.parse_args()
     funcs = args.funcs.split(",")
     if (not funcs or not set(funcs) <= set(GLIBC) or args.n < 1 or args.runs < 1
@@ -257,6 +260,10 @@ def main() -> None:
                "glibc": partial(glibc, x), "det_T": partial(det32, x, threads=threads)}
         if func in fast64.FUNCTIONS:
             fns["f32p"] = partial(det32_f32p, x, threads=1)
+        if args.reused_output:
+            reused = np.empty_like(x)
+            fns["det_out"] = partial(det32, x, out=reused, threads=1)
+            fns["det_T_out"] = partial(det32, x, out=reused, threads=threads)
         if func in NUMPY:
             fns["numpy"] = partial(NUMPY[func], x)
         if func in ops:
@@ -293,10 +300,15 @@ def main() -> None:
             "det_T_over_torch_T": None if t_tt is None else t["det_T"] / t_tt,
             "det_scaling": t["det"] / t["det_T"],
             "torch_scaling": None if t_1 is None or t_tt is None else t_1 / t_tt}
+        if args.reused_output:
+            record["functions"][func]["det_out_scaling"] = t["det_out"] / t["det_T_out"]
 
     print("det/best (one thread, against the faster of NumPy and PyTorch): " + ", ".join(
         f"{f} {r['det_over_best']:.2f}" for f, r in record["functions"].items()
         if r["det_over_best"] is not None))
+    if args.reused_output:
+        print("det into a reused output (out=), 1 -> T scaling: " + ", ".join(
+            f"{f} {r['det_out_scaling']:.2f}" for f, r in record["functions"].items()))
     record["bfloat16_gelu"] = bfloat16_torch(n, args.runs, threads)
     if args.threshold:
         record["threshold"] = threshold(native, threads, args.runs)
