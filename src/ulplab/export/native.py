@@ -51,8 +51,9 @@ gathered into one buffer and run through the entry point in one call).
 Threads: ``kernel``'s callable and ``lookup`` run a large buffer in one foreign call on a C
 thread pool (``POOL``, ``run_pooled``: no Python and no GIL between the call and the workers;
 ctypes releases the GIL for the call): the calling thread and the workers take pieces of about
-a quarter of a thread's share (``pool_grain``, every boundary a multiple of ``CHUNK``) from one
-counter until none is left. How many threads take part is ``slice_bounds``'s slice count.
+a quarter of a thread's share (``pool_grain``, every boundary a multiple of ``CHUNK``, and of a
+huge page of the output where it holds one a thread) from one counter until none is left.
+How many threads take part is ``slice_bounds``'s slice count.
 The result is elementwise, so it does not depend on the thread count (tests/test_threads.py).
 How many threads: ``threads=`` where given, else ``$ULPLAB_NUM_THREADS``, else every core
 (``os.cpu_count()``); a count above ``os.cpu_count()`` is accepted and capped at it, and a
