@@ -14,8 +14,8 @@ a rotating order (``timing.interleaved_medians``), medians shown. Columns:
 * det: its correctly rounded float32 entry point (the two-pass runner, first pass then the
   entry point on the flagged inputs), what ``ulplab.det`` and a float32 user call; the ratios
   are det's; its first pass is the kernel's float64 one where it has one
-  (``ulplab.export.fast64``: exp, log, tanh, sin, cos, sigmoid, silu, softplus, gelu,
-  erf), else its
+  (``ulplab.export.fast64.FUNCTIONS``: the ten of the default run and exp2, log2, tan, rsqrt,
+  tanh_grad, gelu_tanh, expm1, log1p), else its
   float32 one;
 * f32p: the same runner with the float32 first pass (``first_pass="float32"``), the runner
   before the float64 passes, for the kernels that have one ("-" for the others: it is det);
@@ -28,6 +28,14 @@ a rotating order (``timing.interleaved_medians``), medians shown. Columns:
 * numpy: NumPy's ufunc (exp, log, sin, cos, tanh), or for the activations the NumPy expression
   of the same textbook formula (for gelu the tanh form, for softplus log1p(exp(x)); NumPy has
   no erf: "-").
+The default run is the ten functions of the issue's targets (``TARGETS``); ``--funcs`` also
+takes the other nine kernels, against glibc's exp2f, log2f, expm1f, log1pf, tanf, 1/sqrtf and
+the float formulas of the tanh form of GELU, of 1 - tanh^2 and of Phi(x) + x phi(x), NumPy's
+exp2, log2, expm1, log1p, tan ufuncs and expressions (1/sqrt, 1 - tanh^2, the tanh form; none
+for gelu_grad), and PyTorch's exp2, log2, expm1, log1p, tan, rsqrt, ``F.gelu(approximate=
+"tanh")``, 1 - tanh^2 and ``aten.gelu_backward`` (autograd's kernel, times ones); their ranges:
+[-100, 100] for exp2 and tan, [-80, 80] for expm1, log-uniform [1e-30, 1e30] for log2, log1p
+and rsqrt, [-8, 8] for the rest.
 These four on one thread (``threads=1`` for det). Then, on ``--threads`` T threads (default every
 core), in the same rounds on the same array (converted once by ``torch.from_numpy``):
 * det T: the float32 entry point on T threads (``ulplab.det``'s default on this machine);
@@ -74,11 +82,25 @@ GLIBC = {  # C expression over x (float) per function
     "silu": "x / (1.0f + expf(-x))",
     "gelu": "0.5f * x * (1.0f + erff(x * 0x1.6a09e6p-1f))",
     "erf": "erff(x)", "softplus": "log1pf(expf(x))",
+    # the kernels outside the issue's target table (``--funcs``; not in the default run)
+    "exp2": "exp2f(x)", "log2": "log2f(x)", "expm1": "expm1f(x)", "log1p": "log1pf(x)",
+    "tan": "tanf(x)", "rsqrt": "1.0f / sqrtf(x)",
+    "gelu_tanh": "0.5f * x * (1.0f + tanhf(0x1.988454p-1f * (x + 0.044715f * x * x * x)))",
+    "tanh_grad": "1.0f - tanhf(x) * tanhf(x)",
+    "gelu_grad": "0.5f * (1.0f + erff(x * 0x1.6a09e6p-1f)) + x * 0x1.988454p-2f"
+                 " * expf(-0.5f * x * x)",
 }
+TARGETS = ("exp", "log", "sin", "cos", "tanh", "sigmoid", "silu", "gelu", "erf", "softplus")
+"""The functions of the issue's target table: the default ``--funcs``."""
 RANGES: dict[str, Callable[[np.random.Generator, int], np.ndarray]] = {
     "exp": lambda r, n: r.uniform(-80, 80, n), "log": lambda r, n: 10.0 ** r.uniform(-30, 30, n),
     "sin": lambda r, n: r.uniform(-100, 100, n), "cos": lambda r, n: r.uniform(-100, 100, n),
-    "act": lambda r, n: r.uniform(-8, 8, n)}
+    "act": lambda r, n: r.uniform(-8, 8, n),
+    "exp2": lambda r, n: r.uniform(-100, 100, n), "expm1": lambda r, n: r.uniform(-80, 80, n),
+    "log2": lambda r, n: 10.0 ** r.uniform(-30, 30, n),
+    "log1p": lambda r, n: 10.0 ** r.uniform(-30, 30, n),
+    "rsqrt": lambda r, n: 10.0 ** r.uniform(-30, 30, n),
+    "tan": lambda r, n: r.uniform(-100, 100, n)}
 """The inputs' ranges (``--overhead``; the main table draws the same ranges in one stream)."""
 C_KAPPA = np.float32(0.7978845608028654)  # sqrt(2/pi), the tanh form's constant
 NUMPY = {
@@ -88,7 +110,11 @@ NUMPY = {
     "softplus": lambda x: np.log1p(np.exp(x)),
     "gelu": lambda x: np.float32(0.5) * x * (np.float32(1) + np.tanh(
         C_KAPPA * (x + np.float32(0.044715) * x * x * x))),
+    "exp2": np.exp2, "log2": np.log2, "expm1": np.expm1, "log1p": np.log1p, "tan": np.tan,
+    "rsqrt": lambda x: np.float32(1) / np.sqrt(x),
+    "tanh_grad": lambda x: np.float32(1) - np.square(np.tanh(x)),
 }
+NUMPY["gelu_tanh"] = NUMPY["gelu"]
 
 
 def glibc_kernels(flags: list[str], cc: str) -> ctypes.CDLL:
@@ -114,7 +140,13 @@ def torch_ops() -> dict[str, Callable[[Any], Any]]:
         return {}
     return {"exp": torch.exp, "log": torch.log, "sin": torch.sin, "cos": torch.cos,
             "tanh": torch.tanh, "sigmoid": torch.sigmoid, "silu": F.silu, "gelu": F.gelu,
-            "erf": torch.erf, "softplus": F.softplus}
+            "erf": torch.erf, "softplus": F.softplus,
+            "exp2": torch.exp2, "log2": torch.log2, "expm1": torch.expm1,
+            "log1p": torch.log1p, "tan": torch.tan, "rsqrt": torch.rsqrt,
+            "gelu_tanh": partial(F.gelu, approximate="tanh"),
+            "tanh_grad": lambda t: 1 - torch.tanh(t).square(),
+            # autograd's own kernel for gelu's derivative (times an output gradient of ones)
+            "gelu_grad": lambda t: torch.ops.aten.gelu_backward(torch.ones_like(t), t)}
 
 
 def on_threads(op: Callable[[Any], Any], threads: int) -> Callable[[Any], Any]:
@@ -158,8 +190,9 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1 << 24)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--variant", default=None, help="native build variant (default: best)")
-    ap.add_argument("--funcs", default=",".join(GLIBC),
-                    help=f"comma-separated subset of {','.join(GLIBC)}")
+    ap.add_argument("--funcs", default=",".join(TARGETS),
+                    help=f"comma-separated subset of {','.join(GLIBC)} (default: "
+                         f"{','.join(TARGETS)})")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                     help="threads of the all-thread columns (default: every core)")
     ap.add_argument("--json", default=None, metavar="PATH", help="write every figure here")
@@ -221,6 +254,9 @@ def main() -> None:
     ranges = {"exp": rng.uniform(-80, 80, n), "log": 10.0 ** rng.uniform(-30, 30, n),
               "sin": rng.uniform(-100, 100, n), "cos": rng.uniform(-100, 100, n)}
     act = rng.uniform(-8, 8, n)
+    for func in funcs:  # the other kernels' ranges, drawn after the target table's
+        if func not in ranges and func in RANGES:
+            ranges[func] = RANGES[func](rng, n)
     threads = args.threads
     ops = torch_ops()
     if ops:

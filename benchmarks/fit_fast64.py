@@ -1,8 +1,8 @@
-"""The polynomials of the float64 first passes of det gelu, det erf and det sin/cos
-(``ulplab.export.fast64.gelu``, ``.erf`` and ``.sin``): fit them, print them as the modules'
-literals, and measure their approximation error.
+"""The polynomials of the float64 first passes of det gelu, det gelu_grad, det erf and det
+sin/cos (``ulplab.export.fast64.gelu``, ``.gelu_grad``, ``.erf`` and ``.sin``): fit them, print
+them as the modules' literals, and measure their approximation error.
 
-    python benchmarks/fit_fast64.py gelu|erf|sincos [--check-points 2000]
+    python benchmarks/fit_fast64.py gelu|gelu_grad|erf|sincos [--check-points 2000]
 
 Each piece k covers [c - h, c + h], c = k w, h = w/2 (piece 0: [0, h], the inputs are
 nonnegative), and holds the polynomial of degree d in t = u - c that interpolates the function
@@ -10,6 +10,10 @@ at the d + 1 Chebyshev nodes of the piece, solved in mpmath at 160 bits; its coe
 to high) are then rounded to the nearest float64 once. Functions (``SETUP``):
 * gelu: S_c(u) = exp(-c^2/2) R(u), R(u) = erfc(u/sqrt2) exp(u^2/2), w = 1/256, d = 3,
   pieces k = 0..3680 (u in [0, 14.376953125]);
+* gelu_grad: H_c(u) = exp(-c^2/2) G(u)/(u - r0), G(u) = u/sqrt(2 pi) - R(u)/2 (gelu's R), r0 =
+  0.75179152469... G's one root (``gelu_grad_root``: so H > 0 and the pass keeps its relative
+  accuracy where gelu_grad(-u) = -E G(u) changes sign), w = 1/256, d = 3, pieces k = 0..3328
+  (u in [0, 13.001953125]);
 * erf: G(u) = erf(u)/u (2/sqrt(pi) at 0), w = 1/512, d = 3, pieces k = 0..2008 (u in
   [0, 3.9228515625]); the pass returns u G(u), so erf keeps its relative accuracy as u goes
   to 0.
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import cache
 
 import mpmath
 
@@ -37,8 +42,8 @@ PREC = 160
 SETUP = {  # func: (piece width, number of pieces, degree)
     "gelu": (mpmath.mpf(1) / 256, 3681, 3),
     "erf": (mpmath.mpf(1) / 512, 2009, 3),
+    "gelu_grad": (mpmath.mpf(1) / 256, 3329, 3),
 }
-
 
 
 SINCOS = {"sin": 4, "cos": 5}
@@ -86,12 +91,29 @@ def sincos_error(func: str, row: list[float], points: int) -> float:
         return float(mpmath.log(worst, 2))
 
 
+@cache
+def gelu_grad_root() -> mpmath.mpf:
+    """r0, the root of G(u) = u/sqrt(2 pi) - erfc(u/sqrt2) exp(u^2/2)/2 (gelu_grad(-r0) = 0),
+    at the working precision of its first call (``PREC``: every call is inside
+    ``mpmath.workprec(PREC)``)."""
+    def g(u: mpmath.mpf) -> mpmath.mpf:
+        r = mpmath.erfc(u / mpmath.sqrt(2)) * mpmath.exp(u * u / 2)
+        return u / mpmath.sqrt(2 * mpmath.pi) - r / 2
+
+    return mpmath.findroot(g, mpmath.mpf("0.7517915246935644574579"))
+
+
 def target(func: str, c: mpmath.mpf, t: mpmath.mpf) -> mpmath.mpf:
     """The function piece c approximates, at u = c + t >= 0: for gelu S_c(u) = exp(-c^2/2)
-    R(u) = erfc(u/sqrt2) exp(t (2c + t)/2), for erf G(u)."""
+    R(u) = erfc(u/sqrt2) exp(t (2c + t)/2), for gelu_grad H_c(u) = exp(-c^2/2) G(u)/(u - r0) =
+    (u exp(-c^2/2)/sqrt(2 pi) - S_c(u)/2)/(u - r0), for erf G(u)."""
     u = c + t
     if func == "gelu":
         return mpmath.erfc(u / mpmath.sqrt(2)) * mpmath.exp(t * (2 * c + t) / 2)
+    if func == "gelu_grad":
+        s = mpmath.erfc(u / mpmath.sqrt(2)) * mpmath.exp(t * (2 * c + t) / 2)
+        g = u * mpmath.exp(-c * c / 2) / mpmath.sqrt(2 * mpmath.pi) - s / 2
+        return g / (u - gelu_grad_root())
     return mpmath.erf(u) / u if u else 2 / mpmath.sqrt(mpmath.pi)
 
 

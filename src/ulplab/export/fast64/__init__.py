@@ -40,7 +40,9 @@ from types import ModuleType
 
 from ulplab.errors import UsageError
 
-FUNCTIONS = ("exp", "log", "tanh", "sin", "cos", "sigmoid", "silu", "softplus", "gelu", "erf")
+FUNCTIONS = ("exp", "log", "tanh", "sin", "cos", "sigmoid", "silu", "softplus", "gelu", "erf",
+             "exp2", "log2", "tan", "rsqrt", "tanh_grad", "gelu_tanh", "expm1", "log1p",
+             "gelu_grad")
 """The kernels with a float64 first pass, each a module of this package."""
 
 FLOAT32_LANES = ("exp",)

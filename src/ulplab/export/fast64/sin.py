@@ -59,10 +59,7 @@ COS = [float.fromhex(v) for v in (
     "0x1.a019fc7b4b9f6p-16", "-0x1.27e0f5789db49p-22", "0x1.1c064801aa0f3p-29")]
 """Q: (cos r - 1)/r^2 in powers of r^2, low to high (``fit_fast64.py sincos``)."""
 
-CORE = """
-/* sin(v + shift pi/2) for |v| <= 2^17, relative error < 2^-45.5 (ulplab.export.fast64.sin);
-   for any other v some float64 */
-static inline double ul_sin_quadrant(double v, uint64_t shift) {
+REDUCE = """\
     /* k = nearest(v 2/pi) in the low bits of `shifted` (0x1.8p52 = bits 0x4338000000000000
        plus k) */
     const double shifted = UL_FMA(v, 0x1.45f306dc9c883p-1, 0x1.8p52);
@@ -73,7 +70,16 @@ static inline double ul_sin_quadrant(double v, uint64_t shift) {
     const double r2 = r * r;
     const double s = UL_FMA(r * r2, """ + horner("r2", SIN) + """, r);
     const double c = UL_FMA(r2, """ + horner("r2", COS) + """, 1.0);
-    const uint64_t t = ul_sel64(q & 1, ul_bits64(c), ul_bits64(s));
+"""
+"""The body of the reduction and both polynomials, on float64 ``v`` and the quadrant ``shift``:
+k = nearest(v 2/pi), q = k + shift, r = v - k pi/2, s = sin r and c = cos r (the analysis above;
+tan's pass divides them)."""
+
+CORE = """
+/* sin(v + shift pi/2) for |v| <= 2^17, relative error < 2^-45.5 (ulplab.export.fast64.sin);
+   for any other v some float64 */
+static inline double ul_sin_quadrant(double v, uint64_t shift) {
+""" + REDUCE + """    const uint64_t t = ul_sel64(q & 1, ul_bits64(c), ul_bits64(s));
     return ul_double(t ^ ((q & 2) << 62));                    /* k mod 4 in {2, 3}: - */
 }
 """

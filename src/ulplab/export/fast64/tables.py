@@ -127,6 +127,14 @@ def ln2_nearest() -> str:
         return c_constant("UL_LN2", _nearest(mpmath.log(2)))
 
 
+@cache
+def invln2_nearest() -> str:
+    """``UL_INVLN2``: 1/ln2 rounded to the nearest float64 (|error| < 2^-53 of it), log2's
+    scale."""
+    with mpmath.workprec(200):
+        return c_constant("UL_INVLN2", _nearest(1 / mpmath.log(2)))
+
+
 def log_subinterval(i: int, bits: int = LOG_TABLE_BITS) -> tuple[float, float]:
     """[lo, hi) of log's subinterval i of 2^bits: the float64 whose bits are LOG_OFF + i *
     2^(52 - bits) up to the next one (exponent changes included: with 7 bits, 80 subintervals
@@ -195,6 +203,7 @@ __all__ = [
     "exp_table",
     "exp_table32",
     "horner",
+    "invln2_nearest",
     "ln2_nearest",
     "log1p_taylor",
     "log_subinterval",

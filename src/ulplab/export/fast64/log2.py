@@ -1,0 +1,60 @@
+"""det log2's float64 first pass: log's reduction, table and polynomial
+(``ulplab.export.fast64.log``) scaled by 1/ln2.
+
+x = 2^k z, z in [0.6875, 1.375), subinterval i of 256, r = z invc[i] - 1 exact, |r| < 2^-8, as
+in log's pass; log2(x) = k + (logc[i] + log1p(r)) / ln2:
+* p = log1p(r) by log's Taylor polynomial of degree 5 (``log.TAYLOR``): truncation below
+  2^-42.57 |log1p(r)|, Horner's roundings below 2^-52.9 |log1p(r)| (log's analysis);
+* hi = k + logc invln2 in one FMA (two roundings without an FMA instruction), invln2 = 1/ln2
+  rounded to the nearest float64 (``tables.invln2_nearest``, relative error < 2^-53), logc
+  relative error <= 2^-53; then y = hi + p invln2 in one more FMA.
+Relative error: where k = 0 and invc = 1 (z within 2^-9 below and 2^-8 above 1), hi = 0 and
+y = p invln2 rounded: below 2^-42.57 + 2^-52.9 + 2 2^-53 < 2^-42.55. For k = 0 elsewhere
+|log x| >= 2^-9 and |logc| <= 2 |log x|: p's truncation, below |r|^6/6 < 2^-56.5, is below
+2^-47.5 relative; logc's, invln2's and the two FMAs' roundings (relative to terms at most
+twice the result) below 6 2^-53: below 2^-47.4 in all. For k != 0, |log2 x| >= log2(1.375) =
+0.459, |k| + |logc| invln2 <= 1.02 |log2 x| + 1: below 2^-49.5. So below 2^-42.55 everywhere,
+2^10.45 units in the last place of the float64 result; the rounding test takes ERR = 4096 =
+2^12 (a margin of 2.9), as log's, and flags about 2 ERR / 2^29 = 1.5e-5 of ordinary inputs.
+Exact results: log2(2^k) = k for the 254 normal powers of two (z = 1: invc = 1, logc = 0,
+r = p = 0, so hi = y = k exactly), kept; for every other x, log2(x) is irrational.
+Flagged: NaN, zero, subnormal and negative inputs and +inf, by log's test on x's bits. No range
+part in the rounding test (``ROUND_NORMAL``): for every other input y is +0 (x = 1, log2(1)) or
+|y| lies in [8.5e-8, 128] (|log2 x| >= -log2(1 - 2^-24) for x != 1), the normal float32 range.
+"""
+
+from __future__ import annotations
+
+from ulplab.export.fast64 import ROUND_NORMAL
+from ulplab.export.fast64.log import BITS, LOG_OFF32, TAYLOR
+from ulplab.export.fast64.tables import horner, invln2_nearest, log_tables
+
+ERR = 4096
+"""The rounding test's bound, in units in the last place of the float64 result."""
+
+SOURCE = ROUND_NORMAL + f"""
+void ulplab_log2_fast64(const float *restrict x, float *restrict y, long n) {{
+    for (long i = 0; i < n; i++) {{
+        uint32_t ux;
+        memcpy(&ux, x + i, 4);
+        /* positive normal inputs only: +0 and subnormals (below 0x00800000), +inf, NaN and
+           every negative input (sign bit set) are flagged */
+        const uint32_t bad = ux - 0x00800000u >= 0x7F800000u - 0x00800000u;
+        /* x = 2^k z, z in [0.6875, 1.375): tmp = bits(x) - bits(0.6875f); k = tmp >> 23
+           (arithmetic), the subinterval i = the next {BITS} bits */
+        const uint32_t tmp = ux - 0x{LOG_OFF32:08X}u;
+        const int32_t k = (int32_t)tmp >> 23;
+        const uint64_t idx = (tmp >> {23 - BITS}) & {(1 << BITS) - 1};
+        const double z = (double)ul_float(ux - (tmp & 0xFF800000u));
+        const double r = UL_FMA(z, ul_log_invc[idx], -1.0);
+        const double p = UL_FMA(r * r, {horner("r", TAYLOR)}, r);
+        const double hi = UL_FMA(ul_log_logc[idx], UL_INVLN2, (double)k);
+        const uint32_t b = ul_round_normal_or_flag(UL_FMA(p, UL_INVLN2, hi), bad, {ERR}, 0);
+        memcpy(y + i, &b, 4);
+    }}
+}}
+"""
+
+
+def tables() -> str:
+    return log_tables(BITS) + invln2_nearest()
