@@ -386,6 +386,19 @@ def _bfloat16_gelu(d: dict) -> str:
             f"(ratio {g['ratio']:.2f}).")
 
 
+NATIVE_TARGETS = ("exp", "log", "sin", "cos", "tanh", "sigmoid", "silu", "gelu", "erf",
+                  "softplus")
+"""``bench_native.py``'s default functions (its ``TARGETS``); a run of others names them."""
+
+
+def _native_cmd(d: dict, path: Path) -> str:
+    """The ``bench_native.py`` command of a kept run: ``--funcs`` where it ran other functions
+    than the default ten."""
+    funcs = list(d.get("functions", {}))
+    named = "" if sorted(funcs) == sorted(NATIVE_TARGETS) else f" --funcs {','.join(funcs)}"
+    return f"python benchmarks/bench_native.py --runs {d.get('runs', 7)}{named} --json {_rel(path)}"
+
+
 def gen_native_speed() -> str:
     """Every ``bench_native.py`` run kept in ``benchmarks/results/native``: Melem/s per column,
     the det/torch ratio and the scaling from 1 to T threads, with the machine of each run."""
@@ -412,7 +425,7 @@ def gen_native_speed() -> str:
                          f"{f['det_T_over_torch_T']:.2f}" if "det_T_over_torch_T" in f else "-",
                          f"{f['det_scaling']:.2f}" if "det_scaling" in f else "-",
                          f"{f['torch_scaling']:.2f}" if "torch_scaling" in f else "-"])
-        cmd = f"python benchmarks/bench_native.py --runs {d.get('runs', 7)} --json {_rel(path)}"
+        cmd = _native_cmd(d, path)
         parts += [f"### {path.stem}", "",
                   _source(path, cmd, _machine(d.get("machine"))), "",
                   f"{d['n']:,} float32 elements, median of {d.get('runs')} interleaved runs, "
@@ -746,7 +759,7 @@ def gen_native_ratios(name: str) -> str:
             continue
         rows.append([func, f"{mel['det']:.0f}", f"{mel['glibc']:.0f}", f"{mel['numpy']:.0f}",
                      f"{mel['glibc'] / mel['det']:.2f}", f"{mel['numpy'] / mel['det']:.2f}"])
-    cmd = f"python benchmarks/bench_native.py --runs {d.get('runs')} --json {_rel(path)}"
+    cmd = _native_cmd(d, path)
     simd = d.get("peer_simd")
     out = [_source(path, cmd, _machine(d.get("machine"))), "",
            f"{d['n']:,} float32 elements, 1 thread, median of {d.get('runs')} interleaved runs, "

@@ -128,7 +128,8 @@ def test_kernel_pages_hold_the_registry_and_the_runs(site):
         if not isinstance(run, dict) or "functions" not in run:  # not a bench_native run
             continue
         assert path.stem in speed and run["machine"]["cpu"] in speed
-        for rate in run["functions"]["exp"]["melem_per_s"].values():
+        first = next(iter(run["functions"].values()))  # exp in the default runs
+        for rate in first["melem_per_s"].values():
             assert f"<td>{rate:.0f}</td>" in speed
 
 

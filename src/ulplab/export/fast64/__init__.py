@@ -13,6 +13,11 @@ exp's pass, on targets with an FMA instruction, first evaluates in float32 lanes
 elements per vector) with a rounding test of its own and runs the float64 evaluation on the
 elements that test leaves undecided (``ulplab.export.fast64.exp``: ``LANES32``).
 
+No pass computes with a subnormal value unless the result it keeps is the one for zero: JAX's
+CPU runtime runs with denormals read as zero and flushed (DAZ and FTZ in MXCSR), where the C's
+conversions and float32 operations read a subnormal as 0 (rsqrt flags its subnormal inputs for
+that reason; tests/test_det_api.py runs every kernel on random bit patterns through JAX).
+
 The C of each function is in its module (``SOURCE``), the shared part in ``COMMON``; the float64
 tables are generated at build time from exact arithmetic (mpmath, ``tables``) and printed as
 hex float literals. ``source(func)`` is the whole translation unit, one function

@@ -15,10 +15,15 @@ Relative error below 2^-53 + 2^-54 + 2^-67 < 2^-52.4 (both builds), 1.6 units in
 of the float64 result; the rounding test takes ERR = 16 (a margin of 10). Exact results:
 1/sqrt(4^k) = 2^-k (y0 exact, e = 0, y = y0), kept; 1/sqrt(x) is never a float32 midpoint (a
 midpoint m has 25 significant bits, and 1/m^2 is a float32 only for a power of two m).
-Flagged by a test on x's bits: +0, the negative inputs (-0 included), +inf and NaN (the second
-pass returns +-inf, NaN and 0). Every other input, subnormals included, lies in [2^-149,
-2^128), so y lies in (2^-64, 2^74.5], the normal float32 range: no range part in the rounding
-test (``ROUND_NORMAL``).
+Flagged by a test on x's bits: +0, the subnormals, the negative inputs (-0 included), +inf and
+NaN (the second pass returns +-inf, NaN and 0, and the subnormals' results). The subnormals'
+results are ordinary numbers (up to 2^74.5), but sqrtf of a subnormal depends on the floating-
+point environment: where denormals are read as zero (DAZ, as in JAX's CPU runtime) it is 0 and
+y0 infinite; flagged, they go to the second pass, which gives the same bits in either
+environment (until the day it was written the pass kept them, and ``det.apply`` on a JAX array
+returned NaN for them: tests/test_det_api.py). Every other input lies in [2^-126, 2^128), so y
+lies in (2^-64, 2^63], the normal float32 range: no range part in the rounding test
+(``ROUND_NORMAL``).
 """
 
 from __future__ import annotations
@@ -33,9 +38,10 @@ void ulplab_rsqrt_fast64(const float *restrict x, float *restrict y, long n) {{
     for (long i = 0; i < n; i++) {{
         uint32_t u;
         memcpy(&u, x + i, 4);
-        /* +0 (u - 1 wraps), +inf and NaN (from 0x7F800000) and every negative input (from
-           0x80000000) in one unsigned comparison: the second pass */
-        const uint32_t bad = u - 1u >= 0x7F800000u - 1u;
+        /* +0 and the subnormals (below 0x00800000: u - 0x00800000 wraps), +inf and NaN (from
+           0x7F800000) and every negative input (from 0x80000000) in one unsigned comparison:
+           the second pass */
+        const uint32_t bad = u - 0x00800000u >= 0x7F800000u - 0x00800000u;
         const float xf = ul_float(u);
         const double y0 = (double)(1.0f / sqrtf(xf));
         const double xd = (double)xf;
