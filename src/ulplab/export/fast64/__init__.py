@@ -11,7 +11,8 @@ where its sign matters, results outside the normal float32 range), the lane is f
 (``FLAG_NAN``) and the runner's second pass, the whole float32 entry point, decides it.
 exp's pass, on targets with an FMA instruction, first evaluates in float32 lanes (twice the
 elements per vector) with a rounding test of its own and runs the float64 evaluation on the
-elements that test leaves undecided (``ulplab.export.fast64.exp``: ``LANES32``).
+elements that test leaves undecided (``ulplab.export.fast64.exp``: ``LANES32``); exp2's pass
+runs the same lanes with its own reduction (``ulplab.export.fast64.exp2``).
 
 No pass computes with a subnormal value unless the result it keeps is the one for zero: JAX's
 CPU runtime runs with denormals read as zero and flushed (DAZ and FTZ in MXCSR), where the C's
@@ -50,7 +51,7 @@ FUNCTIONS = ("exp", "log", "tanh", "sin", "cos", "sigmoid", "silu", "softplus", 
              "gelu_grad")
 """The kernels with a float64 first pass, each a module of this package."""
 
-FLOAT32_LANES = ("exp",)
+FLOAT32_LANES = ("exp", "exp2")
 """The passes that evaluate in float32 lanes first (then in float64 where that is undecided)
 in the builds whose target has an FMA instruction (``__FMA__``: the build variants whose CPU
 flags, ``native.VARIANTS``, include fma)."""

@@ -128,6 +128,19 @@ def ln2_nearest() -> str:
 
 
 @cache
+def ln2_float32() -> str:
+    """exp2's float32 lanes' ln2 in two float32: ``UL_LN2_F`` = ln2 rounded to the nearest
+    float32 (0x1.62e43p-1) and ``UL_LN2_F_LO`` = the rest rounded to nearest (together ln2
+    within 2^-53)."""
+    with mpmath.workprec(200):
+        ln2 = mpmath.log(2)
+        hi = _nearest(ln2, 24)
+        lo = _nearest(ln2 - mpmath.mpf(hi), 24)
+    return (f"static const float UL_LN2_F = {hi.hex()}f;\n"
+            f"static const float UL_LN2_F_LO = {lo.hex()}f;\n")
+
+
+@cache
 def invln2_nearest() -> str:
     """``UL_INVLN2``: 1/ln2 rounded to the nearest float64 (|error| < 2^-53 of it), log2's
     scale."""
@@ -204,6 +217,7 @@ __all__ = [
     "exp_table32",
     "horner",
     "invln2_nearest",
+    "ln2_float32",
     "ln2_nearest",
     "log1p_taylor",
     "log_subinterval",
