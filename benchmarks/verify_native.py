@@ -168,6 +168,9 @@ def main() -> None:
     if args.fast64 and args.runner:
         ap.error("--fast64 and --runner prove different passes: name one")
     without = [f for f in det if f not in fast64.FUNCTIONS]
+    if args.runner and not without:
+        ap.error("every kernel has a float64 first pass: --runner has none left to prove "
+                 "(--fast64 proves their runners)")
     funcs = args.functions or (list(fast64.FUNCTIONS) if args.fast64 else
                                without if args.runner else [])
     if not funcs:

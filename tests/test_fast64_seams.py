@@ -159,24 +159,33 @@ def test_the_bounds_in_the_analyses_hold_on_samples():
 
 
 def raw_values(func: str, variant: str, x: np.ndarray) -> np.ndarray:
-    """The float64 value each lane of ``func``'s pass rounds: the pass's C built with its
-    rounding test, from the loop on, replaced by a store of that value into a float64 array."""
+    """The float64 value each lane of ``func``'s float64 evaluation rounds: the pass's C built
+    with its rounding test replaced by a store of that value into a float64 array (for exp2,
+    whose float32 lanes run first, its float64 evaluation ``ul_exp2_lanes64`` on every
+    input)."""
     import ctypes
 
     from ulplab.export import fast64
 
     text = fast64.source(func)
-    loop = text.index(f"void ulplab_{func}_fast64(")
-    src = (text[:loop] + "static double *ul_raw;\n"
+    lanes = func in fast64.FLOAT32_LANES
+    at = text.index(f"static inline uint32_t ul_{func}_lanes64(" if lanes
+                    else f"void ulplab_{func}_fast64(")
+    index = "ul_raw_i" if lanes else "i"
+    src = (text[:at] + "static double *ul_raw;\nstatic long ul_raw_i;\n"
            "void ul_raw_to(double *p) { ul_raw = p; }\n"
-           "#define ul_round_normal_or_flag(v_, b_, e_, s_) (ul_raw[i] = (v_), 0u)\n"
-           "#define ul_round_or_flag32(v_, b_, e_) (ul_raw[i] = (v_), 0u)\n" + text[loop:])
+           f"#define ul_round_normal_or_flag(v_, b_, e_, s_) (ul_raw[{index}] = (v_), 0u)\n"
+           f"#define ul_round_or_flag32(v_, b_, e_) (ul_raw[{index}] = (v_), 0u)\n" + text[at:])
+    if lanes:
+        src += (f"void raw_{func}(const float *restrict x, float *restrict y, long n) {{\n"
+                f"    for (long i = 0; i < n; i++) {{ ul_raw_i = i; y[i] = 0; "
+                f"ul_{func}_lanes64(x[i]); }}\n}}\n")
     lib = native.build_source(f"raw_{func}_test", src, variant)
     out = np.empty(x.size, np.float64)
     ignored = np.empty_like(x)
     setter = ctypes.CDLL(str(lib)).ul_raw_to
     setter.argtypes = [ctypes.c_void_p]
     setter(out.ctypes.data)
-    native.buffer_function(lib, f"ulplab_{func}_fast64")(x.ctypes.data, ignored.ctypes.data,
-                                                          x.size)
+    native.buffer_function(lib, f"raw_{func}" if lanes else f"ulplab_{func}_fast64")(
+        x.ctypes.data, ignored.ctypes.data, x.size)
     return out
