@@ -173,7 +173,13 @@ def test_every_input_at_the_seams(func, variant):
     """2^16 consecutive float32 on each side of every seam of the three passes: what the
     float64 pass keeps is the entry point's result, and the runner gives its bits."""
     runnable(variant)
-    base = f32(*SEAMS[func]).view(np.uint32).astype(np.int64)
+    check_seams(func, variant, SEAMS[func])
+
+
+def check_seams(func: str, variant: str, values: tuple[float, ...]) -> None:
+    """2^16 consecutive float32 on each side of each of ``values``: what ``func``'s float64 pass
+    keeps (most of them) is the entry point's result, and the runner gives its bits."""
+    base = f32(*values).view(np.uint32).astype(np.int64)
     steps = np.arange(-(1 << 16), 1 << 16)
     x = (base[:, None] + steps).ravel().astype(np.uint32).view(np.float32)
     got = float64_pass(func, variant, x)

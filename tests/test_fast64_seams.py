@@ -9,7 +9,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from test_fast64 import VARIANTS, f32, float64_pass, one_pass, runnable, show
+from test_fast64 import VARIANTS, check_seams, f32, float64_pass, one_pass, runnable, show
 from ulplab.export import native
 from ulplab.kernels.core import FLAG_NAN
 
@@ -32,17 +32,7 @@ def test_every_input_at_the_seams(func, variant):
     """What the float64 pass keeps is the entry point's result, and the runner gives its bits,
     on 2^17 consecutive float32 around each seam."""
     runnable(variant)
-    base = f32(*SEAMS[func]).view(np.uint32).astype(np.int64)
-    steps = np.arange(-(1 << 16), 1 << 16)
-    x = (base[:, None] + steps).ravel().astype(np.uint32).view(np.float32)
-    got = float64_pass(func, variant, x)
-    want = one_pass(func, x)
-    kept = (got.view(np.uint32) & np.uint32(0x7FFFFFFF)) != FLAG_NAN
-    assert kept.mean() > 0.5
-    assert np.array_equal(got.view(np.uint32)[kept], want.view(np.uint32)[kept]), \
-        show(x[kept], got[kept], want[kept])
-    full = native.kernel(func, variant)(x, threads=1)
-    assert np.array_equal(full.view(np.uint32), want.view(np.uint32)), show(x, full, want)
+    check_seams(func, variant, SEAMS[func])
 
 
 POWERS = 2.0 ** np.arange(-126, 128)

@@ -84,33 +84,32 @@ static inline uint32_t ul_exp2_lanes64(float x) {{
 """The float64 evaluation, on the elements the float32 lanes flag (and on every element in the
 portable build)."""
 
+def _segment(text: str, first: str, last: str) -> str:
+    """The lines of ``text`` from the one that starts with ``first`` to the one that starts
+    with ``last``, both included (each found exactly once)."""
+    if text.count(first) != 1 or text.count(last) != 1:
+        raise AssertionError(f"exp's float32 lanes changed: {first[:40]!r}, {last[:40]!r}")
+    start = text.index(first)
+    end = text.index("\n", text.index(last, start)) + 1
+    return text[start:end]
+
+
 LANES32_SWAPS = [
-    ("""/* exp(v) in float32 lanes (ulplab.export.fast64.exp: the analysis): the correctly rounded
-   result's bits, or 0x7FC00001 where the rounding test cannot decide or |v| > 87 */""",
+    (_segment(exp_pass.LANES32, "/* exp(v) in float32 lanes", "   result's bits"),
      """/* 2^v in float32 lanes (ulplab.export.fast64.exp2: exp's lanes with r ln2 for exp's
    reduced argument): the correctly rounded result's bits, or 0x7FC00001 where the rounding
-   test cannot decide or |v| > 125 */"""),
-    ("""    const uint32_t bad = (u & 0x7FFFFFFFu) > 0x42AE0000u;  /* 87.0 */
-    const float kt = fmaf(v, UL_64_LN2_F, 0x1.8p23f);
-    const float k = kt - 0x1.8p23f;
-    const uint32_t kb = ul_bits32(kt);
-    const float r1 = fmaf(-k, UL_LN2_64_F, v);
-    const float c = k * UL_LN2_64_F_OVER;""",
+   test cannot decide or |v| > 125 */
+"""),
+    (_segment(exp_pass.LANES32, "    const uint32_t bad", "    const float c ="),
      """    const uint32_t bad = (u & 0x7FFFFFFFu) > 0x42FA0000u;  /* 125.0 */
     const float kt = fmaf(v, 0x1p6f, 0x1.8p23f);
     const float k = kt - 0x1.8p23f;
     const uint32_t kb = ul_bits32(kt);
     const float r = fmaf(-k, 0x1p-6f, v);
     const float r1 = r * UL_LN2_F;
-    const float c = fmaf(r, UL_LN2_F, -r1) + r * UL_LN2_F_LO;"""),
-    ("""    const __mmask16 bad = _mm512_cmpgt_epu32_mask(              /* |v| > 87.0 */
-        _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF)), _mm512_set1_epi32(0x42AE0000));
-    const __m512 kt = _mm512_fmadd_ps(v, _mm512_set1_ps(UL_64_LN2_F),
-                                      _mm512_set1_ps(0x1.8p23f));
-    const __m512 k = _mm512_sub_ps(kt, _mm512_set1_ps(0x1.8p23f));
-    const __m512i kb = _mm512_castps_si512(kt);
-    const __m512 r1 = _mm512_fnmadd_ps(k, _mm512_set1_ps(UL_LN2_64_F), v);
-    const __m512 c = _mm512_mul_ps(k, _mm512_set1_ps(UL_LN2_64_F_OVER));""",
+    const float c = fmaf(r, UL_LN2_F, -r1) + r * UL_LN2_F_LO;
+"""),
+    (_segment(exp_pass.LANES32_AVX512, "    const __mmask16 bad", "    const __m512 c ="),
      """    const __mmask16 bad = _mm512_cmpgt_epu32_mask(              /* |v| > 125.0 */
         _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF)), _mm512_set1_epi32(0x42FA0000));
     const __m512 kt = _mm512_fmadd_ps(v, _mm512_set1_ps(0x1p6f), _mm512_set1_ps(0x1.8p23f));
@@ -119,10 +118,12 @@ LANES32_SWAPS = [
     const __m512 red = _mm512_fnmadd_ps(k, _mm512_set1_ps(0x1p-6f), v);  /* r */
     const __m512 r1 = _mm512_mul_ps(red, _mm512_set1_ps(UL_LN2_F));
     const __m512 c = _mm512_add_ps(_mm512_fmsub_ps(red, _mm512_set1_ps(UL_LN2_F), r1),
-                                   _mm512_mul_ps(red, _mm512_set1_ps(UL_LN2_F_LO)));"""),
+                                   _mm512_mul_ps(red, _mm512_set1_ps(UL_LN2_F_LO)));
+"""),
 ]
-"""exp's float32 lanes (generic and AVX-512) made exp2's: the header, the input test and the
-reduction; then the names (``ul_exp_lanes32``, ``ul_exp_lanes64``, ``ulplab_exp_fast64``)."""
+"""exp's float32 lanes (generic and AVX-512) made exp2's: exp's header, input test and
+reduction (each cut from exp's own text) and exp2's in their place; then the names
+(``ul_exp_lanes32``, ``ul_exp_lanes64``, ``ulplab_exp_fast64``)."""
 
 
 def _swapped(text: str, swaps: list[tuple[str, str]]) -> str:

@@ -3779,6 +3779,21 @@ COEFFICIENTS = """
 k = 0..1840: the degree-4 polynomial in t = u - c, coefficients low to high, piece after piece.
 Made by ``python benchmarks/fit_fast64.py gelu`` (relative error below 2^-48.24)."""
 
+def piece_lines(d_bound: str) -> str:
+    """The C lines (in the loop, on the clamped double ``a``) of the piece k = nearest(256a),
+    t = a - c, v = t (a + c) = -2d (gelu's and gelu_grad's passes; ``d_bound`` the largest |d|
+    for the pass's clamp, in the comment)."""
+    return f"""\
+        /* piece k = nearest(256a) (in the low bits of `shifted`), c = k/256, t = a - c and
+           a + c exact; exp(-a^2/2) = exp(-c^2/2) exp(d), d = -t (a + c)/2, |d| <= {d_bound} */
+        const double shifted = UL_FMA(a, 256.0, 0x1.8p52);
+        const uint64_t k = ul_bits64(shifted) & 4095;
+        const double kd = shifted - 0x1.8p52;
+        const double t = UL_FMA(kd, -0x1p-8, a);
+        const double v = t * UL_FMA(kd, 0x1p-8, a);  /* -2d */
+"""
+
+
 SOURCE = ROUND_NORMAL + f"""
 void ulplab_gelu_fast64(const float *restrict x, float *restrict y, long n) {{
     for (long i = 0; i < n; i++) {{
@@ -3797,13 +3812,7 @@ void ulplab_gelu_fast64(const float *restrict x, float *restrict y, long n) {{
         const uint32_t ztail = u - 0xC165B275u <= 0xFF800000u - 0xC165B275u;
         /* u = |x| clamped to 14.375 (0x41660000) */
         const double a = (double)ul_float(au < 0x41660000u ? au : 0x41660000u);
-        /* piece k = nearest(256a) (in the low bits of `shifted`), c = k/256, t = a - c and
-           a + c exact; exp(-a^2/2) = exp(-c^2/2) exp(d), d = -t (a + c)/2, |d| <= 0.0281 */
-        const double shifted = UL_FMA(a, 256.0, 0x1.8p52);
-        const uint64_t k = ul_bits64(shifted) & 4095;
-        const double kd = shifted - 0x1.8p52;
-        const double t = UL_FMA(kd, -0x1p-8, a);
-        const double v = t * UL_FMA(kd, 0x1p-8, a);  /* -2d */
+{piece_lines("0.0281")}\
         /* w = -(a/2) exp(d) = a W(v), W(v) = -exp(-v/2)/2 (the same bits as -(a/2) times
            exp(d)'s Taylor polynomial): x/2 exp(d) for x < 0, -x/2 exp(d) for x >= 0 (a = |x|
            wherever no tail's select replaces the result) */

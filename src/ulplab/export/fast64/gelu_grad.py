@@ -83,7 +83,7 @@ flagged (4.3e-3: the NaNs, 3.9e-3, and x < -13), 287 s for the three on 2 thread
 from __future__ import annotations
 
 from ulplab.export.fast64 import ROUND_NORMAL
-from ulplab.export.fast64.gelu import EXP_TAYLOR
+from ulplab.export.fast64.gelu import EXP_TAYLOR, piece_lines
 from ulplab.export.fast64.tables import horner, piecewise_horner, piecewise_table
 
 ERR = 2048
@@ -3456,13 +3456,7 @@ void ulplab_gelu_grad_fast64(const float *restrict x, float *restrict y, long n)
         const uint32_t ztail = u - 0xC168A95Eu <= 0xFF800000u - 0xC168A95Eu;
         /* a = |x| clamped to 13 (0x41500000) */
         const double a = (double)ul_float(au < 0x41500000u ? au : 0x41500000u);
-        /* piece k = nearest(256a) (in the low bits of `shifted`), c = k/256, t = a - c and
-           a + c exact; exp(-a^2/2) = exp(-c^2/2) exp(d), d = -t (a + c)/2, |d| <= 0.0254 */
-        const double shifted = UL_FMA(a, 256.0, 0x1.8p52);
-        const uint64_t k = ul_bits64(shifted) & 4095;
-        const double kd = shifted - 0x1.8p52;
-        const double t = UL_FMA(kd, -0x1p-8, a);
-        const double v = t * UL_FMA(kd, 0x1p-8, a);  /* -2d */
+{piece_lines("0.0254")}\
         /* a - r0 (r0 = R0_HI + R0_LO, a - R0_HI exact for a >= 2^-29), negated for x < 0 */
         const double d0 = ul_double(ul_bits64((a - {R0_HI.hex()}) - ({R0_LO.hex()}))
                                     ^ ((uint64_t)neg << 63));

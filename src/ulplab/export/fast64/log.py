@@ -63,6 +63,17 @@ ERR = 4096
 TAYLOR = log1p_taylor(5)
 """log1p(r) = r + r^2 (c2 + c3 r + c4 r^2 + c5 r^3): c_i = (-1)^(i+1)/i, i = 2..5."""
 
+REDUCE = f"""\
+        /* x = 2^k z, z in [0.6875, 1.375): tmp = bits(x) - bits(0.6875f); k = tmp >> 23
+           (arithmetic), the subinterval i = the next {BITS} bits */
+        const uint32_t tmp = ux - 0x{LOG_OFF32:08X}u;
+        const int32_t k = (int32_t)tmp >> 23;
+        const uint64_t idx = (tmp >> {23 - BITS}) & {(1 << BITS) - 1};
+        const double z = (double)ul_float(ux - (tmp & 0xFF800000u));
+"""
+"""The C lines (in the loop, on x's bits ``ux``) of the reduction x = 2^k z and the subinterval
+index (log's and log2's passes)."""
+
 SOURCE = ROUND_NORMAL + f"""
 void ulplab_log_fast64(const float *restrict x, float *restrict y, long n) {{
     for (long i = 0; i < n; i++) {{
@@ -72,12 +83,7 @@ void ulplab_log_fast64(const float *restrict x, float *restrict y, long n) {{
            every negative input (sign bit set) are flagged (the subnormals' logs are ordinary
            numbers, but rare; the second pass takes them) */
         const uint32_t bad = ux - 0x00800000u >= 0x7F800000u - 0x00800000u;
-        /* x = 2^k z, z in [0.6875, 1.375): tmp = bits(x) - bits(0.6875f); k = tmp >> 23
-           (arithmetic), the subinterval i = the next {BITS} bits */
-        const uint32_t tmp = ux - 0x{LOG_OFF32:08X}u;
-        const int32_t k = (int32_t)tmp >> 23;
-        const uint64_t idx = (tmp >> {23 - BITS}) & {(1 << BITS) - 1};
-        const double z = (double)ul_float(ux - (tmp & 0xFF800000u));
+{REDUCE}\
         const double kd = (double)k;
         const double r = UL_FMA(z, ul_log_invc[idx], -1.0);
         const double p = UL_FMA(r * r, {horner("r", TAYLOR)}, r);

@@ -26,7 +26,7 @@ part in the rounding test (``ROUND_NORMAL``): for every other input y is +0 (x =
 from __future__ import annotations
 
 from ulplab.export.fast64 import ROUND_NORMAL
-from ulplab.export.fast64.log import BITS, LOG_OFF32, TAYLOR
+from ulplab.export.fast64.log import BITS, REDUCE, TAYLOR
 from ulplab.export.fast64.tables import horner, invln2_nearest, log_tables
 
 ERR = 4096
@@ -40,12 +40,7 @@ void ulplab_log2_fast64(const float *restrict x, float *restrict y, long n) {{
         /* positive normal inputs only: +0 and subnormals (below 0x00800000), +inf, NaN and
            every negative input (sign bit set) are flagged */
         const uint32_t bad = ux - 0x00800000u >= 0x7F800000u - 0x00800000u;
-        /* x = 2^k z, z in [0.6875, 1.375): tmp = bits(x) - bits(0.6875f); k = tmp >> 23
-           (arithmetic), the subinterval i = the next {BITS} bits */
-        const uint32_t tmp = ux - 0x{LOG_OFF32:08X}u;
-        const int32_t k = (int32_t)tmp >> 23;
-        const uint64_t idx = (tmp >> {23 - BITS}) & {(1 << BITS) - 1};
-        const double z = (double)ul_float(ux - (tmp & 0xFF800000u));
+{REDUCE}\
         const double r = UL_FMA(z, ul_log_invc[idx], -1.0);
         const double p = UL_FMA(r * r, {horner("r", TAYLOR)}, r);
         const double hi = UL_FMA(ul_log_logc[idx], UL_INVLN2, (double)k);
