@@ -17,7 +17,8 @@ runs the same lanes with its own reduction (``ulplab.export.fast64.exp2``).
 No pass computes with a subnormal value unless the result it keeps is the one for zero: JAX's
 CPU runtime runs with denormals read as zero and flushed (DAZ and FTZ in MXCSR), where the C's
 conversions and float32 operations read a subnormal as 0 (rsqrt flags its subnormal inputs for
-that reason; tests/test_det_api.py runs every kernel on random bit patterns through JAX).
+that reason; tests/test_fast64.py runs every pass with MXCSR's DAZ and FTZ set, and
+tests/test_det_api.py every kernel on random bit patterns through JAX).
 
 The C of each function is in its module (``SOURCE``), the shared part in ``COMMON``; the float64
 tables are generated at build time from exact arithmetic (mpmath, ``tables``) and printed as
