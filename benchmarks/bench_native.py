@@ -14,8 +14,7 @@ a rotating order (``timing.interleaved_medians``), medians shown. Columns:
 * det: its correctly rounded float32 entry point (the two-pass runner, first pass then the
   entry point on the flagged inputs), what ``ulplab.det`` and a float32 user call; the ratios
   are det's; its first pass is the kernel's float64 one where it has one
-  (``ulplab.export.fast64.FUNCTIONS``: the ten of the default run and exp2, log2, tan, rsqrt,
-  tanh_grad, gelu_tanh, expm1, log1p), else its
+  (``ulplab.export.fast64.FUNCTIONS``: every kernel since 2026-11-26), else its
   float32 one;
 * f32p: the same runner with the float32 first pass (``first_pass="float32"``), the runner
   before the float64 passes, for the kernels that have one ("-" for the others: it is det);

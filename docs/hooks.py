@@ -386,16 +386,26 @@ def _bfloat16_gelu(d: dict) -> str:
             f"(ratio {g['ratio']:.2f}).")
 
 
-NATIVE_TARGETS = ("exp", "log", "sin", "cos", "tanh", "sigmoid", "silu", "gelu", "erf",
-                  "softplus")
-"""``bench_native.py``'s default functions (its ``TARGETS``); a run of others names them."""
+def _native_targets() -> tuple[str, ...]:
+    """``bench_native.py``'s default functions, its ``TARGETS`` (read from the script's source:
+    it is not a module of the package)."""
+    import ast
+
+    tree = ast.parse((ROOT / "benchmarks" / "bench_native.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "TARGETS" for t in node.targets):
+            return tuple(ast.literal_eval(node.value))
+    raise RuntimeError("benchmarks/bench_native.py has no TARGETS")
 
 
 def _native_cmd(d: dict, path: Path) -> str:
     """The ``bench_native.py`` command of a kept run: ``--funcs`` where it ran other functions
-    than the default ten."""
+    than the default ones, ``--reused-output`` where it has those columns."""
     funcs = list(d.get("functions", {}))
-    named = "" if sorted(funcs) == sorted(NATIVE_TARGETS) else f" --funcs {','.join(funcs)}"
+    named = "" if sorted(funcs) == sorted(_native_targets()) else f" --funcs {','.join(funcs)}"
+    if any("det_out_scaling" in f for f in d.get("functions", {}).values()):
+        named += " --reused-output"
     return f"python benchmarks/bench_native.py --runs {d.get('runs', 7)}{named} --json {_rel(path)}"
 
 

@@ -91,6 +91,7 @@ def nearest(value: mpmath.mpf) -> float:
 def test_the_constants_are_the_nearest_float64():
     """exp2's Taylor coefficients ln2^i/i! and gelu_tanh's 2 sqrt(2/pi) and 2 sqrt(2/pi)
     0.044715, each the nearest float64 of its exact value (mpmath at 200 bits)."""
+    from ulplab.export import fast64
     from ulplab.export.fast64 import exp2, gelu_tanh
 
     with mpmath.workprec(200):
@@ -99,13 +100,7 @@ def test_the_constants_are_the_nearest_float64():
         a = 2 * mpmath.sqrt(2 / mpmath.pi)
         assert nearest(a) == gelu_tanh.A
         assert nearest(a * mpmath.mpf("0.044715")) == gelu_tanh.B
-        assert "UL_INVLN2 = " + nearest(1 / ln2).hex() in native_source("log2")
-
-
-def native_source(func: str) -> str:
-    from ulplab.export import fast64
-
-    return fast64.source(func)
+        assert "UL_INVLN2 = " + nearest(1 / ln2).hex() in fast64.source("log2")
 
 
 def test_the_bounds_in_the_analyses_hold_on_samples():

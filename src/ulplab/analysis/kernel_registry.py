@@ -66,6 +66,7 @@ def derivative_of(func: str, have: set[str]) -> str | None:
 
 def generate(old: dict[str, Any] | None = None) -> dict[str, Any]:
     """The registry's data from the kernel modules (proofs carried over from ``old``)."""
+    from ulplab.export import fast64
     from ulplab.kernels.exceptions import table
     from ulplab.kernels.golden import golden_hash
 
@@ -77,7 +78,6 @@ def generate(old: dict[str, Any] | None = None) -> dict[str, Any]:
         t = table(func)
         fast = e.get("fast_path")
         odd = e["impl"]
-        from ulplab.export import fast64
         from ulplab.kernels.exceptions import correctly_rounded
 
         out[func] = {

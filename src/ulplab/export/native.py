@@ -20,9 +20,8 @@ does not depend on the chunking (the tests hold both builds and the runner to th
 hashes).
 
 The float32 entry point runs in two passes (``_float32_passes``). Pass 1 is the kernel's
-float64 first pass where it has one (``ulplab.export.fast64.FUNCTIONS``: exp, log, tanh, sin,
-cos, sigmoid, silu, softplus, gelu, erf, exp2, log2, tan, rsqrt, tanh_grad, gelu_tanh, expm1,
-log1p; hand-written C in float64 arithmetic that the compiler
+float64 first pass where it has one (``ulplab.export.fast64.FUNCTIONS``: every kernel since
+2026-11-26; hand-written C in float64 arithmetic that the compiler
 vectorizes, with a rounding test, proved to give the kernel's bits on all 2^32 inputs per
 build variant by ``benchmarks/verify_native.py --fast64``, built with ``fast64_flags``;
 ``kernel(..., first_pass="float32")`` skips it), else its float32 first pass where its

@@ -89,9 +89,6 @@ from ulplab.export.fast64.tables import horner, piecewise_horner, piecewise_tabl
 ERR = 2048
 """The rounding test's bound, in units in the last place of the float64 result."""
 
-WIDTH = 1 / 256
-"""The width of each piece of the table."""
-
 EXP_HALF = [float(c) * (-0.5) ** i for i, c in enumerate(EXP_TAYLOR)]
 """(-1/2)^i times ``gelu.EXP_TAYLOR[i]`` (1/i! rounded to nearest; the scaling is exact): the
 Horner coefficients of exp(-v/2) = exp(d), v = -2d, which the C evaluates."""
