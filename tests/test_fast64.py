@@ -703,3 +703,56 @@ def test_what_the_pass_keeps_does_not_depend_on_denormal_modes(func, variant):
         show(x[kept], out[kept], want.view(np.float32)[kept])
     subnormal = (x.view(np.uint32) & np.uint32(0x7FFFFFFF)) - np.uint32(1) < np.uint32(0x007FFFFF)
     assert subnormal.sum() >= 1 << 14
+
+
+AVX2_ROWS = ("gelu", "erf")
+"""The passes with an AVX2 step that loads their tables' rows whole (``fast64.avx2``)."""
+
+
+def test_the_avx2_steps_are_the_piecewise_passes():
+    """Every pass whose avx2 build has the step says so in its source, and no other does."""
+    have = {f for f in fast64.FUNCTIONS if "#ifdef UL_AVX2_ROWS" in fast64.source(f)}
+    assert have == set(AVX2_ROWS)
+
+
+@pytest.mark.parametrize("func", AVX2_ROWS)
+def test_the_avx2_step_is_the_generic_loop_bit_for_bit(func):
+    """The AVX2 step (8 inputs at a time, rows loaded whole) gives the generic loop's bits,
+    flags included, on hard cases, random bit patterns and the benchmark's range, for every
+    length from 1 to 40 (the step's tail left to the loop) and writes nothing past n."""
+    runnable("avx2")
+    src = "#define UL_GENERIC_ONLY 1\n" + fast64.source(func)
+    generic = native.buffer_function(native.build_source(f"{func}_generic_test", src, "avx2"),
+                                     fast64.symbol(func))
+    step = native._fast64(func, "avx2")
+    rng = np.random.default_rng(23)
+    x = np.concatenate([hard_cases(1 << 16),
+                        rng.integers(0, 1 << 32, 1 << 18, dtype=np.uint64)
+                        .astype(np.uint32).view(np.float32),
+                        ORDINARY[func](rng, 1 << 18).astype(np.float32)])
+    want = np.empty_like(x)
+    generic(x.ctypes.data, want.ctypes.data, x.size)
+    assert 0.0005 < (want.view(np.uint32) == FLAG_NAN).mean() < 0.9
+    for n in (x.size, *range(1, 41)):
+        got = np.full(n + 8, 1.5, dtype=np.float32)
+        step(x.ctypes.data, got.ctypes.data, n)
+        assert np.array_equal(got[:n].view(np.uint32), want[:n].view(np.uint32)), \
+            show(x[:n], got[:n], want[:n])
+        assert (got[n:] == 1.5).all()
+
+
+@pytest.mark.parametrize(("variant", "rows"), [("avx2", True), ("avx512", False)])
+def test_the_avx2_builds_read_rows_and_the_avx512_builds_gather(variant, rows, tmp_path):
+    """gelu's and erf's avx2 builds read their tables' rows by 16-byte loads and unpacks (the
+    step); their avx512 builds keep gcc's 512-bit loop and its gathers (compiling only)."""
+    x86_gcc()
+    for func in AVX2_ROWS:
+        src = tmp_path / f"{func}.c"
+        src.write_text(fast64.source(func))
+        asm = tmp_path / f"{func}.s"
+        subprocess.run([CC, *native.BASE_FLAGS[:4], *native.VARIANTS[variant][0],
+                        *native.fast64_flags(variant), "-S", str(src), "-o", str(asm)],
+                       check=True)
+        text = asm.read_text()
+        assert ("vunpcklpd" in text and "vunpckhpd" in text) is rows, func
+        assert "vgatherqpd" in text  # the generic loop (the avx2 step's tail) is vectorized
