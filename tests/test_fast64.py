@@ -705,7 +705,7 @@ def test_what_the_pass_keeps_does_not_depend_on_denormal_modes(func, variant):
     assert subnormal.sum() >= 1 << 14
 
 
-AVX2_ROWS = ("gelu", "erf")
+AVX2_ROWS = ("gelu", "erf", "gelu_grad")
 """The passes with an AVX2 step that loads their tables' rows whole (``fast64.avx2``)."""
 
 
@@ -743,8 +743,9 @@ def test_the_avx2_step_is_the_generic_loop_bit_for_bit(func):
 
 @pytest.mark.parametrize(("variant", "rows"), [("avx2", True), ("avx512", False)])
 def test_the_avx2_builds_read_rows_and_the_avx512_builds_gather(variant, rows, tmp_path):
-    """gelu's and erf's avx2 builds read their tables' rows by 16-byte loads and unpacks (the
-    step); their avx512 builds keep gcc's 512-bit loop and its gathers (compiling only)."""
+    """The piecewise passes' avx2 builds (gelu, erf, gelu_grad) read their tables' rows by
+    16-byte loads and unpacks (the step); their avx512 builds keep gcc's 512-bit loop and its
+    gathers (compiling only)."""
     x86_gcc()
     for func in AVX2_ROWS:
         src = tmp_path / f"{func}.c"

@@ -29,9 +29,10 @@ the portable build needs no software FMA), no branches (selects through ternarie
 gathers for the tables, and no floating-point comparison: the tests on the input (NaN, clamping,
 the choice between two evaluations) compare its bits as integers, since gcc does not if-convert
 a floating-point comparison under the default -ftrapping-math (it may raise the invalid
-flag); so gcc vectorizes them (tests/test_fast64.py reads ``-fopt-info-vec``). gelu's and
-erf's avx2 builds run an AVX2 step before their loop, the loop's operations on 8 inputs at a
-time with each table row loaded whole instead of gathered (``ulplab.export.fast64.avx2``).
+flag); so gcc vectorizes them (tests/test_fast64.py reads ``-fopt-info-vec``). gelu's,
+erf's and gelu_grad's avx2 builds run an AVX2 step before their loop, the loop's operations
+on 8 inputs at a time with each table row loaded whole instead of gathered
+(``ulplab.export.fast64.avx2``).
 
 The proof is exhaustive: ``python benchmarks/verify_native.py --fast64 FUNC`` runs this first
 pass (and the second on its flagged lanes) against the one-pass build of the float32 entry point

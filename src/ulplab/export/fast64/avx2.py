@@ -1,4 +1,4 @@
-"""AVX2 steps of the piecewise float64 passes (gelu's and erf's): the table's rows loaded whole.
+"""AVX2 steps of the piecewise float64 passes (gelu, erf, gelu_grad): table rows loaded whole.
 
 gcc vectorizes a piecewise pass's loop with one ``vgatherqpd`` per coefficient: four gathers of
 four lanes for a cubic, sixteen loads through the load ports and the gathers' own micro-ops for
@@ -19,7 +19,8 @@ no gathers.
 Measured (the pass alone, 2^16 inputs in cache, one thread, this project's 2-core AVX-512 Xeon
 VM with gcc 12 and the avx2 build's flags, the pass built with and without the step from the
 same source and timed alternately in one C harness, ns an element, best of 300): gelu on
-[-8, 8] 1.89 -> 1.695, erf on [-4, 4] 1.47-1.51 -> 1.33-1.36. Prototypes of the same steps, the
+[-8, 8] 1.89 -> 1.695, erf on [-4, 4] 1.47-1.51 -> 1.33-1.36, gelu_grad on [-8, 8] 1.82 ->
+1.59. Prototypes of the same steps, the
 same harness: each row read by one 32-byte load and the four rows transposed with two more
 cross-lane permutes, gelu 1.70 (the unpacks alone share the shuffle port less); the step with
 its four gathers instead of rows, erf 1.45 against gcc's loop's 1.48, so the rows are the gain.
