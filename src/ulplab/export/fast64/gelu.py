@@ -3800,17 +3800,38 @@ def piece_lines(d_bound: str) -> str:
 """
 
 
-AVX2_STEP = f"""
-#ifdef UL_AVX2_ROWS
-/* the loop below on 4 lanes (ulplab.export.fast64.avx2): the same operations, S_k's rows loaded
-   whole; neg all ones in the lanes of negative x */
-static inline __m256d ul_gelu_x4(__m256d a, __m256i neg) {{
+def avx2_piece_lines() -> str:
+    """``piece_lines`` on four lanes (the AVX2 steps of gelu's and gelu_grad's passes): the
+    same operations on ``a``, giving shifted, k (64-bit lanes), kd, t and v."""
+    return """\
     const __m256d magic = _mm256_set1_pd(0x1.8p52);
     const __m256d shifted = _mm256_fmadd_pd(a, _mm256_set1_pd(256.0), magic);
     const __m256i k = _mm256_and_si256(_mm256_castpd_si256(shifted), _mm256_set1_epi64x(4095));
     const __m256d kd = _mm256_sub_pd(shifted, magic);
     const __m256d t = _mm256_fmadd_pd(kd, _mm256_set1_pd(-0x1p-8), a);
     const __m256d v = _mm256_mul_pd(t, _mm256_fmadd_pd(kd, _mm256_set1_pd(0x1p-8), a));
+"""
+
+
+def avx2_halves(func: str) -> str:
+    """The AVX2 step's lines (in its 8-input loop, on ``u`` and the clamped ``af``) that run
+    ``ul_FUNC_x4`` on inputs 0-3 and 4-7 with their sign masks (gelu's and gelu_grad's)."""
+    pad = " " * len(f"        const __m256d y0 = ul_{func}_x4(")
+    return f"""\
+        const __m256i neg = _mm256_srai_epi32(u, 31);
+        const __m256d y0 = ul_{func}_x4(_mm256_cvtps_pd(_mm256_castps256_ps128(af)),
+{pad}_mm256_cvtepi32_epi64(_mm256_castsi256_si128(neg)));
+        const __m256d y1 = ul_{func}_x4(_mm256_cvtps_pd(_mm256_extractf128_ps(af, 1)),
+{pad}_mm256_cvtepi32_epi64(_mm256_extracti128_si256(neg, 1)));
+"""
+
+
+AVX2_STEP = f"""
+#ifdef UL_AVX2_ROWS
+/* the loop below on 4 lanes (ulplab.export.fast64.avx2): the same operations, S_k's rows loaded
+   whole; neg all ones in the lanes of negative x */
+static inline __m256d ul_gelu_x4(__m256d a, __m256i neg) {{
+{avx2_piece_lines()}\
     const __m256d w = _mm256_mul_pd(a, {avx2.horner("v", EXP_FOLDED)});
     __m256d c[4];
     ul_rows4x4(ul_gelu_s_tab, k, c);
@@ -3834,11 +3855,7 @@ static long ul_gelu_avx2(const float *restrict x, float *restrict y, long n) {{
             _mm256_sub_epi32(u, _mm256_set1_epi32((int)0xC165B275u)),
             _mm256_set1_epi32((int)(0xFF800000u - 0xC165B275u)));
         const __m256 af = _mm256_castsi256_ps(_mm256_min_epu32(au, _mm256_set1_epi32(0x41660000)));
-        const __m256i neg = _mm256_srai_epi32(u, 31);
-        const __m256d y0 = ul_gelu_x4(_mm256_cvtps_pd(_mm256_castps256_ps128(af)),
-                                      _mm256_cvtepi32_epi64(_mm256_castsi256_si128(neg)));
-        const __m256d y1 = ul_gelu_x4(_mm256_cvtps_pd(_mm256_extractf128_ps(af, 1)),
-                                      _mm256_cvtepi32_epi64(_mm256_extracti128_si256(neg, 1)));
+{avx2_halves("gelu")}\
         __m256i b = ul_round_normal_x8(y0, y1, bad, {ERR}, _mm256_setzero_si256());
         b = _mm256_blendv_epi8(u, b, notx);
         b = _mm256_blendv_epi8(_mm256_set1_epi32((int)0x80000000u), b, notz);

@@ -88,7 +88,7 @@ source and timed alternately in one C harness: 1.82 -> 1.59 ns an element.
 from __future__ import annotations
 
 from ulplab.export.fast64 import ROUND_NORMAL, avx2
-from ulplab.export.fast64.gelu import EXP_TAYLOR, piece_lines
+from ulplab.export.fast64.gelu import EXP_TAYLOR, avx2_halves, avx2_piece_lines, piece_lines
 from ulplab.export.fast64.tables import horner, piecewise_horner, piecewise_table
 
 ERR = 2048
@@ -3448,12 +3448,7 @@ AVX2_STEP = f"""
 /* the loop below on 4 lanes (ulplab.export.fast64.avx2): the same operations, P_k's rows loaded
    whole; neg all ones in the lanes of negative x */
 static inline __m256d ul_gelu_grad_x4(__m256d a, __m256i neg) {{
-    const __m256d magic = _mm256_set1_pd(0x1.8p52);
-    const __m256d shifted = _mm256_fmadd_pd(a, _mm256_set1_pd(256.0), magic);
-    const __m256i k = _mm256_and_si256(_mm256_castpd_si256(shifted), _mm256_set1_epi64x(4095));
-    const __m256d kd = _mm256_sub_pd(shifted, magic);
-    const __m256d t = _mm256_fmadd_pd(kd, _mm256_set1_pd(-0x1p-8), a);
-    const __m256d v = _mm256_mul_pd(t, _mm256_fmadd_pd(kd, _mm256_set1_pd(0x1p-8), a));
+{avx2_piece_lines()}\
     const __m256d d0 = _mm256_xor_pd(
         _mm256_sub_pd(_mm256_sub_pd(a, _mm256_set1_pd({R0_HI.hex()})),
                       _mm256_set1_pd({R0_LO.hex()})),
@@ -3477,11 +3472,7 @@ static long ul_gelu_grad_avx2(const float *restrict x, float *restrict y, long n
             _mm256_sub_epi32(u, _mm256_set1_epi32((int)0xC168A95Eu)),
             _mm256_set1_epi32((int)(0xFF800000u - 0xC168A95Eu)));
         const __m256 af = _mm256_castsi256_ps(_mm256_min_epu32(au, _mm256_set1_epi32(0x41500000)));
-        const __m256i neg = _mm256_srai_epi32(u, 31);
-        const __m256d y0 = ul_gelu_grad_x4(_mm256_cvtps_pd(_mm256_castps256_ps128(af)),
-                                           _mm256_cvtepi32_epi64(_mm256_castsi256_si128(neg)));
-        const __m256d y1 = ul_gelu_grad_x4(_mm256_cvtps_pd(_mm256_extractf128_ps(af, 1)),
-                                           _mm256_cvtepi32_epi64(_mm256_extracti128_si256(neg, 1)));
+{avx2_halves("gelu_grad")}\
         __m256i b = ul_round_normal_x8(y0, y1, bad, {ERR}, _mm256_setzero_si256());
         b = _mm256_blendv_epi8(_mm256_set1_epi32((int)0x80000000u), b, notz);
         _mm256_storeu_si256((__m256i *)(y + i), b);
