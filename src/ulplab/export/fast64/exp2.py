@@ -101,7 +101,7 @@ LANES32_SWAPS = [
    test cannot decide or |v| > 125 */
 """),
     (_segment(exp_pass.LANES32, "    const uint32_t bad", "    const float c ="),
-     """    const uint32_t bad = (u & 0x7FFFFFFFu) > 0x42FA0000u;  /* 125.0 */
+     """    const uint32_t bad = (int32_t)(u & 0x7FFFFFFFu) > 0x42FA0000;  /* 125.0 */
     const float kt = fmaf(v, 0x1p6f, 0x1.8p23f);
     const float k = kt - 0x1.8p23f;
     const uint32_t kb = ul_bits32(kt);
