@@ -741,19 +741,21 @@ def test_the_avx2_step_is_the_generic_loop_bit_for_bit(func):
         assert (got[n:] == 1.5).all()
 
 
-@pytest.mark.parametrize(("variant", "rows"), [("avx2", True), ("avx512", False)])
-def test_the_avx2_builds_read_rows_and_the_avx512_builds_gather(variant, rows, tmp_path):
-    """The piecewise passes' avx2 builds (gelu, erf, gelu_grad) read their tables' rows by
-    16-byte loads and unpacks (the step); their avx512 builds keep gcc's 512-bit loop and its
-    gathers (compiling only)."""
+@pytest.mark.parametrize(("variant", "step"), [("avx2", True), ("avx512", False),
+                                              ("portable", False)])
+def test_the_avx2_step_is_built_in_the_avx2_build_only(variant, step, tmp_path):
+    """The piecewise passes (gelu, erf, gelu_grad) compile their AVX2 step (``UL_AVX2_ROWS``)
+    with the avx2 build's flags and with no other build's; ``UL_GENERIC_ONLY`` leaves it out
+    (what the bit-for-bit test above compares against). Read from the preprocessor's macros,
+    not from the assembly, so no compiler version's instruction choice decides it (compiling
+    only)."""
     x86_gcc()
     for func in AVX2_ROWS:
-        src = tmp_path / f"{func}.c"
-        src.write_text(fast64.source(func))
-        asm = tmp_path / f"{func}.s"
-        subprocess.run([CC, *native.BASE_FLAGS[:4], *native.VARIANTS[variant][0],
-                        *native.fast64_flags(variant), "-S", str(src), "-o", str(asm)],
-                       check=True)
-        text = asm.read_text()
-        assert ("vunpcklpd" in text and "vunpckhpd" in text) is rows, func
-        assert "vgatherqpd" in text  # the generic loop (the avx2 step's tail) is vectorized
+        for generic_only in (False, True):
+            src = tmp_path / f"{func}.c"
+            src.write_text(("#define UL_GENERIC_ONLY 1\n" if generic_only else "")
+                           + fast64.source(func))
+            macros = subprocess.run([CC, *native.BASE_FLAGS[:4], *native.VARIANTS[variant][0],
+                                     *native.fast64_flags(variant), "-E", "-dM", str(src)],
+                                    capture_output=True, text=True, check=True).stdout
+            assert ("#define UL_AVX2_ROWS 1" in macros) is (step and not generic_only), func
