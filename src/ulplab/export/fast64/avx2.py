@@ -88,6 +88,21 @@ static inline __m256i ul_round_normal_x8(__m256d y0, __m256d y1, __m256i bad, ui
 """The C helpers of the AVX2 steps, compiled under ``GUARD`` (which defines ``UL_AVX2_ROWS``)."""
 
 
+def entry(func: str) -> str:
+    """The first lines of ``ulplab_FUNC_fast64`` for a pass with an AVX2 step: its signature,
+    then (where the step is built) the step on the first n - n mod 8 inputs, the pointers and
+    the count moved past them for the loop that follows."""
+    return f"""
+void ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
+#ifdef UL_AVX2_ROWS
+    const long done = ul_{func}_avx2(x, y, n);
+    x += done;
+    y += done;
+    n -= done;
+#endif
+"""
+
+
 def horner(var: str, coefficients: Sequence[Fraction | float]) -> str:
     """``tables.horner`` on four float64 lanes: the same FMAs in the same order, the
     coefficients rounded to nearest float64."""
@@ -107,4 +122,4 @@ def rows_horner(c: str, var: str, degree: int) -> str:
     return text
 
 
-__all__ = ["GUARD", "HELPERS", "horner", "rows_horner"]
+__all__ = ["GUARD", "HELPERS", "entry", "horner", "rows_horner"]

@@ -3868,14 +3868,7 @@ static long ul_gelu_avx2(const float *restrict x, float *restrict y, long n) {{
 """gelu's AVX2 step (``ulplab.export.fast64.avx2``): the loop of ``SOURCE`` on 8 inputs at a time,
 the rows of ``ul_gelu_s_tab`` loaded whole instead of gathered."""
 
-SOURCE = ROUND_NORMAL + avx2.HELPERS + AVX2_STEP + f"""
-void ulplab_gelu_fast64(const float *restrict x, float *restrict y, long n) {{
-#ifdef UL_AVX2_ROWS
-    const long done = ul_gelu_avx2(x, y, n);
-    x += done;
-    y += done;
-    n -= done;
-#endif
+SOURCE = ROUND_NORMAL + avx2.HELPERS + AVX2_STEP + avx2.entry("gelu") + f"""\
     for (long i = 0; i < n; i++) {{
         uint32_t u;
         memcpy(&u, x + i, 4);

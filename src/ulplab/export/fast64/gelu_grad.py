@@ -3484,14 +3484,7 @@ static long ul_gelu_grad_avx2(const float *restrict x, float *restrict y, long n
 """gelu_grad's AVX2 step (``ulplab.export.fast64.avx2``): the loop of ``SOURCE`` on 8 inputs at a
 time, the rows of ``ul_gelu_grad_p_tab`` loaded whole instead of gathered."""
 
-SOURCE = ROUND_NORMAL + avx2.HELPERS + AVX2_STEP + f"""
-void ulplab_gelu_grad_fast64(const float *restrict x, float *restrict y, long n) {{
-#ifdef UL_AVX2_ROWS
-    const long done = ul_gelu_grad_avx2(x, y, n);
-    x += done;
-    y += done;
-    n -= done;
-#endif
+SOURCE = ROUND_NORMAL + avx2.HELPERS + AVX2_STEP + avx2.entry("gelu_grad") + f"""\
     for (long i = 0; i < n; i++) {{
         uint32_t u;
         memcpy(&u, x + i, 4);
