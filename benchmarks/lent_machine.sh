@@ -3,8 +3,9 @@
 # (or ./lent-out) as it comes: the machine's environment; bench_native on all threads and on 2
 # (the 1 -> 2 scaling); bfloat16 gelu; the nine other kernels on all threads; with --full also the run as an AVX2 machine and the float64
 # first passes against the float32 kernel on all 2^32 inputs with this machine's compiler
-# (the functions named after --full, comma-separated).
-# Usage: sh benchmarks/lent_machine.sh [--full FUNCS]
+# (the functions named after --full, comma-separated; the build variants after them, avx512 if
+# none are named).
+# Usage: sh benchmarks/lent_machine.sh [--full FUNCS [VARIANTS]]
 # python-flint is not on that machine: carry its wheel (and gmpy2's) in .whl and install it to
 # /tmp/site first (/work/.library/device/README.md says how).
 set -u
@@ -18,7 +19,7 @@ PY=python3
 } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
 D=$(date -u +%F)
-$PY benchmarks/bench_native.py --runs 5 --json "$OUT/xeon16-avx512-T16-$D.json"
+$PY benchmarks/bench_native.py --runs 5 --reused-output --json "$OUT/xeon16-avx512-T16-$D.json"
 $PY benchmarks/bench_native.py --bfloat16-only --runs 7 --json "$OUT/xeon16-bf16-T16-$D.json"
 $PY benchmarks/bench_native.py --runs 5 --threads 2 --json "$OUT/xeon16-avx512-T2-$D.json"
 # the nine kernels outside the target table (float64 passes since 2026-11-26, never run here)
@@ -26,7 +27,7 @@ $PY benchmarks/bench_native.py --runs 5 --funcs exp2,log2,expm1,log1p,tan,rsqrt,
   --json "$OUT/xeon16-avx512-T16-others-$D.json"
 if [ "${1:-}" = "--full" ]; then
   ULPLAB_MAX_ISA=avx2 ATEN_CPU_CAPABILITY=avx2 NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" \
-    $PY benchmarks/bench_native.py --runs 5 --json "$OUT/xeon16-as-avx2-T16-$D.json"
-  $PY benchmarks/verify_native.py --fast64 --variants avx512 --threads "$(nproc)" \
+    $PY benchmarks/bench_native.py --runs 5 --reused-output --json "$OUT/xeon16-as-avx2-T16-$D.json"
+  $PY benchmarks/verify_native.py --fast64 --variants "${3:-avx512}" --threads "$(nproc)" \
     --record "$OUT/xeon16-fast64-proofs-$D.json" $(echo "${2:-}" | tr , ' ')
 fi

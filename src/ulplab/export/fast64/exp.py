@@ -62,9 +62,19 @@ The lanes compare as signed 32-bit integers (every operand is non-negative where
 is kept): AVX2 has no unsigned comparison and gcc made each one a minimum and an equality test;
 the lanes alone in the avx2 build, 2^16 inputs in [-80, 80] in cache, one thread, the same VM,
 unsigned and signed timed alternately in one C harness: 0.699 -> 0.635 ns per element, as fast
-as the same lanes written with AVX2 intrinsics. A prototype that also read 2^(j/64) as the
-product of two 8-entry float32 pairs, by permutes of registers instead of two gathers, took
-0.590; its table error is not the one the analysis above bounds, so it is not kept.
+as the same lanes written with AVX2 intrinsics.
+**The avx2 build's table** (``LANES32_AVX2``, since 2026-11-26): an AVX2 register holds 8
+floats, so the 64-entry pairs need gathers there; instead 2^(j/64) = 2^(a/8) 2^(b/64), j = 8a +
+b, from two tables of 8 float32 pairs (ah + al, bh + bl: each hi the nearest float32, each lo
+the rest rounded to nearest, ``tables.exp_pairs32_split``), one permute of a register each, and
+th = ah bh rounded, tl = fmaf(ah, bl, fmaf(al, bh, fmaf(ah, bh, -th))). Over the 64 j, computed
+exactly (``tables.exp_split_bounds``): |th + tl - 2^(j/64)| <= 2^-47.30 2^(j/64) (against 2^-49
+for the 64-entry pairs) and |tl| <= 2^-22.89 th (against 2^-24: th is ah bh's rounding, not
+2^(j/64)'s); th = 1, tl = 0 at j = 0. In the analysis above only two terms change: the table's
+2^-49 becomes 2^-47.30 times th < 1.98, 2^-46.32, and tl (c + q) < 2^-21.91 2^-16.03 = 2^-37.93
+(|w| stays below 2^-15.02, so its rounding stays 2^-40): |delta| < 2^-35.92, and the rounding
+test's B0 = 2^-35 still covers it (a margin of 1.89). The share flagged is the 64-entry lanes'
+(measured on 2^24 uniform inputs: 5.0e-4 of [-10, 10] and of [-87, 87], the same to 2e-6).
 The bound is a proof obligation that the exhaustive sweep checks (``benchmarks/verify_native.py
 --fast64 exp``: the whole pass, both evaluations, against the float32 entry point on all 2^32
 inputs per build variant).
@@ -76,7 +86,7 @@ from fractions import Fraction
 from math import factorial
 
 from ulplab.export.fast64 import ROUND_RANGE32
-from ulplab.export.fast64.tables import exp_table, exp_table32, horner
+from ulplab.export.fast64.tables import exp_table, exp_table32, exp_table32_split, horner
 
 ERR = 32
 """The rounding test's bound, in units in the last place of the float64 result."""
@@ -207,6 +217,80 @@ gathers against permutes, timed alternately: inputs in [-80, 80] 0.446 against 0
 [-4, 4] 0.464 against 0.413."""
 
 
+LANES32_AVX2 = r"""
+#if defined(__AVX2__) && !defined(__AVX512F__)
+#include <immintrin.h>
+/* ul_exp_lanes32 on the 8 lanes of an AVX2 register: the same float32 operations in the same
+   order, each rounded to nearest (an fmadd, fnmadd or fmsub is fmaf with its operands' signs,
+   a single rounding), except th and tl: 2^(j/64) = 2^(a/8) 2^(b/64), j = 8a + b, from two
+   tables of 8 float32 pairs (four registers, t[0..3] = a_hi, a_lo, b_hi, b_lo) read by one
+   permute each (vpermps reads the index's low 3 bits) instead of two 8-lane gathers:
+   th = ah bh rounded, tl = fmaf(ah, bl, fmaf(al, bh, fmaf(ah, bh, -th))). The first `left`
+   lanes (at most 8; all 8 by plain loads and stores where left >= 8, else by masked ones,
+   the others read as 0) are read and stored; returns how many of them are flagged. */
+static inline uint32_t ul_exp_lanes32_x8(const float *x, float *y, long left,
+                                         const __m256 *t) {
+    const __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(left < 8 ? left : 8)),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256 v = left >= 8 ? _mm256_loadu_ps(x) : _mm256_maskload_ps(x, keep);
+    const __m256i u = _mm256_castps_si256(v);
+    const __m256i bad = _mm256_cmpgt_epi32(                     /* |v| > 87.0 */
+        _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF)), _mm256_set1_epi32(0x42AE0000));
+    const __m256 kt = _mm256_fmadd_ps(v, _mm256_set1_ps(UL_64_LN2_F),
+                                      _mm256_set1_ps(0x1.8p23f));
+    const __m256 k = _mm256_sub_ps(kt, _mm256_set1_ps(0x1.8p23f));
+    const __m256i kb = _mm256_castps_si256(kt);
+    const __m256 r1 = _mm256_fnmadd_ps(k, _mm256_set1_ps(UL_LN2_64_F), v);
+    const __m256 c = _mm256_mul_ps(k, _mm256_set1_ps(UL_LN2_64_F_OVER));
+    const __m256 rr = _mm256_add_ps(r1, c);
+    const __m256 q = _mm256_mul_ps(
+        _mm256_mul_ps(rr, rr),
+        _mm256_fmadd_ps(_mm256_fmadd_ps(rr, _mm256_set1_ps(0x1.555556p-5f),
+                                        _mm256_set1_ps(0x1.555556p-3f)),
+                        rr, _mm256_set1_ps(0.5f)));
+    /* j = kb mod 64: a = (kb >> 3) mod 8, b = kb mod 8 */
+    const __m256i a = _mm256_srli_epi32(kb, 3);
+    const __m256 ah = _mm256_permutevar8x32_ps(t[0], a);
+    const __m256 al = _mm256_permutevar8x32_ps(t[1], a);
+    const __m256 bh = _mm256_permutevar8x32_ps(t[2], kb);
+    const __m256 bl = _mm256_permutevar8x32_ps(t[3], kb);
+    const __m256 th = _mm256_mul_ps(ah, bh);
+    const __m256 tl = _mm256_fmadd_ps(ah, bl, _mm256_fmadd_ps(al, bh, _mm256_fmsub_ps(ah, bh, th)));
+    const __m256 w = _mm256_fmadd_ps(th, _mm256_add_ps(c, q), _mm256_fmadd_ps(tl, r1, tl));
+    const __m256 ph = _mm256_mul_ps(th, r1);
+    const __m256 pl = _mm256_fmsub_ps(th, r1, ph);
+    const __m256 s1 = _mm256_add_ps(th, ph);
+    const __m256 e1 = _mm256_sub_ps(ph, _mm256_sub_ps(s1, th));
+    const __m256 lo1 = _mm256_add_ps(e1, _mm256_add_ps(pl, w));
+    const __m256 s = _mm256_add_ps(s1, lo1);
+    const __m256 e = _mm256_sub_ps(lo1, _mm256_sub_ps(s, s1));
+    const __m256i sb = _mm256_castps_si256(s);
+    const __m256i limit = _mm256_blendv_epi8(
+        _mm256_set1_epi32(0x32FFC000), _mm256_set1_epi32(0x337FE000),
+        _mm256_cmpgt_epi32(sb, _mm256_set1_epi32(0x3F800000)));
+    const __m256i m = _mm256_and_si256(_mm256_castps_si256(e), _mm256_set1_epi32(0x7FFFFFFF));
+    const __m256i ok = _mm256_andnot_si256(bad, _mm256_cmpgt_epi32(limit, m));
+    const __m256i r = _mm256_blendv_epi8(
+        _mm256_set1_epi32(0x7FC00001),
+        _mm256_add_epi32(sb, _mm256_slli_epi32(_mm256_srli_epi32(kb, 6), 23)), ok);
+    if (left >= 8) _mm256_storeu_ps(y, _mm256_castsi256_ps(r));
+    else _mm256_maskstore_ps(y, keep, _mm256_castsi256_ps(r));
+    const unsigned flagged = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(
+        _mm256_andnot_si256(ok, keep)));
+    return (uint32_t)__builtin_popcount(flagged);
+}
+#endif
+"""
+"""``LANES32`` for 8 lanes at a time in AVX2 registers, compiled where the target has AVX2 and
+not AVX-512F (the avx2 build): gcc vectorizes ``LANES32`` with two 8-lane gathers of the
+64-entry tables; here 2^(j/64) is the product of two 8-entry pairs read by permutes of
+registers (``tables.exp_pairs32_split``; the analysis above). The whole pass (both
+evaluations), 2^16 inputs in cache through a Python call, one thread, a 2-core AMD EPYC VM
+(family 26, AVX-512; gcc 12), gathers against permutes, timed alternately: exp 0.84-0.85 ->
+0.58-0.59 ns per element (inputs in [-80, 80]), exp2 0.95-0.96 -> 0.64-0.66 ([-100, 100]);
+the same lanes with masked loads and stores for every block, not only the last, took 0.68."""
+
+
 SOURCE = CORE + ROUND_RANGE32 + f"""
 /* exp(x) in float64 (the analysis above): the result's bits or FLAG_NAN */
 static inline uint32_t ul_exp_lanes64(float x) {{
@@ -222,7 +306,7 @@ static inline uint32_t ul_exp_lanes64(float x) {{
 }}
 
 #ifdef __FMA__
-""" + LANES32 + LANES32_AVX512 + """
+""" + LANES32 + LANES32_AVX512 + LANES32_AVX2 + """
 /* blocks of 256: the float32 lanes, counting what they flag (vectorized); in a block that
    has any, the flagged elements found 32 at a time by a bit mask and evaluated in float64 */
 void ulplab_exp_fast64(const float *restrict x, float *restrict y, long n) {
@@ -232,6 +316,9 @@ void ulplab_exp_fast64(const float *restrict x, float *restrict y, long n) {
         hi[t] = _mm512_loadu_ps(ul_exp32_hi + 16 * t);
         lo[t] = _mm512_loadu_ps(ul_exp32_lo + 16 * t);
     }
+#elif defined(__AVX2__)
+    const __m256 t[4] = {_mm256_loadu_ps(ul_exp32_a_hi), _mm256_loadu_ps(ul_exp32_a_lo),
+                         _mm256_loadu_ps(ul_exp32_b_hi), _mm256_loadu_ps(ul_exp32_b_lo)};
 #endif
     for (long b0 = 0; b0 < n; b0 += 256) {
         const long e = b0 + 256 < n ? b0 + 256 : n;
@@ -243,6 +330,9 @@ void ulplab_exp_fast64(const float *restrict x, float *restrict y, long n) {
                                               : (__mmask16)((1u << left) - 1u);
             count += ul_exp_lanes32_x16(x + i, y + i, keep, hi, lo);
         }
+#elif defined(__AVX2__)
+        for (long i = b0; i < e; i += 8)
+            count += ul_exp_lanes32_x8(x + i, y + i, e - i, t);
 #else
         for (long i = b0; i < e; i++) {
             const uint32_t b = ul_exp_lanes32(x[i]);
@@ -288,4 +378,4 @@ void ulplab_exp_fast64(const float *restrict x, float *restrict y, long n) {
 
 
 def tables() -> str:
-    return exp_table() + exp_table32()
+    return exp_table() + exp_table32() + exp_table32_split()

@@ -25,11 +25,11 @@ or is below 2^-150) by a test on x's bits; the results outside the normal float3
 of ``ROUND_RANGE32`` (the second pass rounds subnormals and returns 0 and infinity).
 
 **Float32 lanes first**, as exp's pass (``ulplab.export.fast64.exp``: ``LANES32``, its AVX-512
-form and its driver, compiled where the target has an FMA instruction; the portable build runs
-the float64 evaluation above alone): the same C with exp's reduction replaced (``LANES32_SWAPS``,
-applied to exp's text and checked to match once each), so the rest of exp's analysis holds
-unchanged once the reduced argument is bounded as there. For |x| <= 125 (0x42FA0000; else
-flagged, and the float64 evaluation decides):
+and AVX2 forms and its driver, compiled where the target has an FMA instruction; the portable
+build runs the float64 evaluation above alone): the same C with exp's reduction replaced
+(``LANES32_SWAPS``, applied to exp's text and checked to match once each), so the rest of exp's
+analysis holds unchanged once the reduced argument is bounded as there. For |x| <= 125
+(0x42FA0000; else flagged, and the float64 evaluation decides):
 * k = nearest(64 x) by adding 0x1.8p23 in one fmaf (64 x is exact, |k| <= 8000); r = x - k/64
   by one fmaf, exact (as in float64: a multiple of x's last place, or of 2^-6, below 2^-7);
 * r ln2 = r1 + c: r1 = r L1 rounded (L1 = ln2 rounded to float32, ``tables.ln2_float32``),
@@ -49,7 +49,13 @@ from __future__ import annotations
 
 from ulplab.export.fast64 import ROUND_RANGE32
 from ulplab.export.fast64 import exp as exp_pass
-from ulplab.export.fast64.tables import exp_table, exp_table32, horner, ln2_float32
+from ulplab.export.fast64.tables import (
+    exp_table,
+    exp_table32,
+    exp_table32_split,
+    horner,
+    ln2_float32,
+)
 
 ERR = 32
 """The rounding test's bound, in units in the last place of the float64 result."""
@@ -120,8 +126,19 @@ LANES32_SWAPS = [
     const __m512 c = _mm512_add_ps(_mm512_fmsub_ps(red, _mm512_set1_ps(UL_LN2_F), r1),
                                    _mm512_mul_ps(red, _mm512_set1_ps(UL_LN2_F_LO)));
 """),
+    (_segment(exp_pass.LANES32_AVX2, "    const __m256i bad", "    const __m256 c ="),
+     """    const __m256i bad = _mm256_cmpgt_epi32(                     /* |v| > 125.0 */
+        _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF)), _mm256_set1_epi32(0x42FA0000));
+    const __m256 kt = _mm256_fmadd_ps(v, _mm256_set1_ps(0x1p6f), _mm256_set1_ps(0x1.8p23f));
+    const __m256 k = _mm256_sub_ps(kt, _mm256_set1_ps(0x1.8p23f));
+    const __m256i kb = _mm256_castps_si256(kt);
+    const __m256 red = _mm256_fnmadd_ps(k, _mm256_set1_ps(0x1p-6f), v);  /* r */
+    const __m256 r1 = _mm256_mul_ps(red, _mm256_set1_ps(UL_LN2_F));
+    const __m256 c = _mm256_add_ps(_mm256_fmsub_ps(red, _mm256_set1_ps(UL_LN2_F), r1),
+                                   _mm256_mul_ps(red, _mm256_set1_ps(UL_LN2_F_LO)));
+"""),
 ]
-"""exp's float32 lanes (generic and AVX-512) made exp2's: exp's header, input test and
+"""exp's float32 lanes (generic, AVX-512 and AVX2) made exp2's: exp's header, input test and
 reduction (each cut from exp's own text) and exp2's in their place; then the names
 (``ul_exp_lanes32``, ``ul_exp_lanes64``, ``ulplab_exp_fast64``)."""
 
@@ -142,22 +159,25 @@ def _swapped(text: str, swaps: list[tuple[str, str]]) -> str:
 LANES32 = _swapped(exp_pass.LANES32, LANES32_SWAPS[:2])
 """exp's ``LANES32`` as exp2's: ``ul_exp2_lanes32(v)``."""
 
-LANES32_AVX512 = _swapped(exp_pass.LANES32_AVX512, LANES32_SWAPS[2:])
+LANES32_AVX512 = _swapped(exp_pass.LANES32_AVX512, LANES32_SWAPS[2:3])
 """exp's ``LANES32_AVX512`` as exp2's: ``ul_exp2_lanes32_x16``."""
+
+LANES32_AVX2 = _swapped(exp_pass.LANES32_AVX2, LANES32_SWAPS[3:])
+"""exp's ``LANES32_AVX2`` as exp2's: ``ul_exp2_lanes32_x8``."""
 
 
 def _lanes_and_driver() -> str:
     """exp's ``#ifdef __FMA__`` part (its float32 lanes, their AVX-512 form and the driver, then
     the portable loop) with exp2's lanes and names."""
     text = exp_pass.SOURCE[exp_pass.SOURCE.index("\n#ifdef __FMA__\n"):]
-    lanes = exp_pass.LANES32 + exp_pass.LANES32_AVX512
+    lanes = exp_pass.LANES32 + exp_pass.LANES32_AVX512 + exp_pass.LANES32_AVX2
     if text.count(lanes) != 1 or "ulplab_exp_fast64" not in text:
         raise AssertionError("exp's driver changed")
-    return _swapped(text.replace(lanes, LANES32 + LANES32_AVX512), [])
+    return _swapped(text.replace(lanes, LANES32 + LANES32_AVX512 + LANES32_AVX2), [])
 
 
 SOURCE = FLOAT64 + _lanes_and_driver()
 
 
 def tables() -> str:
-    return exp_table() + exp_table32() + ln2_float32()
+    return exp_table() + exp_table32() + exp_table32_split() + ln2_float32()

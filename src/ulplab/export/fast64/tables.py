@@ -107,6 +107,69 @@ def exp_table32() -> str:
             + const("UL_LN2_64_F_OVER", nl2))
 
 
+EXP_SPLIT = 3
+"""The avx2 build's float32 lanes read 2^(j/64), j = 8a + b, as 2^(a/8) 2^(b/64): two tables of
+2^EXP_SPLIT = 8 float32 pairs, one register each (``exp_pairs32_split``)."""
+
+
+@cache
+def exp_pairs32_split() -> tuple[tuple[float, ...], ...]:
+    """(a_hi, a_lo, b_hi, b_lo): 2^(a/8) and 2^(b/64), a, b = 0..7, each rounded to the nearest
+    float32 (hi) and the rest rounded to the nearest float32 (lo)."""
+    with mpmath.workprec(200):
+        out: list[tuple[float, ...]] = []
+        for den in (8, 64):
+            hi, lo = [], []
+            for i in range(1 << EXP_SPLIT):
+                t = mpmath.mpf(2) ** (mpmath.mpf(i) / den)
+                hi.append(_nearest(t, 24))
+                lo.append(_nearest(t - mpmath.mpf(hi[-1]), 24))
+            out += [tuple(hi), tuple(lo)]
+    return tuple(out)
+
+
+@cache
+def exp_table32_split() -> str:
+    """``exp_pairs32_split`` as C: ``ul_exp32_a_hi``, ``ul_exp32_a_lo``, ``ul_exp32_b_hi``,
+    ``ul_exp32_b_lo``."""
+    names = ("ul_exp32_a_hi", "ul_exp32_a_lo", "ul_exp32_b_hi", "ul_exp32_b_lo")
+    return "".join(c_array(name, list(values), "float")
+                   for name, values in zip(names, exp_pairs32_split(), strict=True))
+
+
+def exp_split_products() -> list[tuple[float, float]]:
+    """(th, tl) for j = 0..63 as the avx2 build's float32 lanes compute them from
+    ``exp_pairs32_split`` (a = j >> 3, b = j & 7): th = ah bh rounded to float32,
+    tl = fmaf(ah, bl, fmaf(al, bh, fmaf(ah, bh, -th))), each fmaf one rounding to nearest."""
+    ahs, als, bhs, bls = exp_pairs32_split()
+
+    def f32(v: Fraction) -> Fraction:
+        with mpmath.workprec(300):
+            exact = mpmath.mpf(v.numerator) / v.denominator
+        return Fraction(_nearest(exact, 24))
+
+    out = []
+    for j in range(1 << EXP_TABLE_BITS):
+        ah, al = Fraction(ahs[j >> EXP_SPLIT]), Fraction(als[j >> EXP_SPLIT])
+        bh, bl = Fraction(bhs[j & 7]), Fraction(bls[j & 7])
+        th = f32(ah * bh)
+        tl = f32(ah * bl + f32(al * bh + f32(ah * bh - th)))
+        out.append((float(th), float(tl)))
+    return out
+
+
+def exp_split_bounds() -> tuple[float, float]:
+    """log2 of the largest |th + tl - 2^(j/64)| / 2^(j/64) and of the largest |tl| / th over the
+    64 pairs of ``exp_split_products`` (exact: mpmath at 200 bits)."""
+    err = size = mpmath.mpf(0)
+    with mpmath.workprec(200):
+        for j, (th, tl) in enumerate(exp_split_products()):
+            t = mpmath.mpf(2) ** (mpmath.mpf(j) / (1 << EXP_TABLE_BITS))
+            err = max(err, abs(mpmath.mpf(th) + mpmath.mpf(tl) - t) / t)
+            size = max(size, abs(mpmath.mpf(tl)) / mpmath.mpf(th))
+        return float(mpmath.log(err, 2)), float(mpmath.log(size, 2))
+
+
 @cache
 def pio2_split() -> str:
     """pi/2 split in three (Cody and Waite): ``UL_PIO2_1`` = pi/2 rounded to 36 significant
@@ -208,13 +271,18 @@ def piecewise_horner(table: str, index: str, var: str, degree: int) -> str:
 
 
 __all__ = [
+    "EXP_SPLIT",
     "EXP_TABLE_BITS",
     "LOG_INVC_BITS",
     "LOG_OFF",
     "LOG_TABLE_BITS",
     "c_array",
+    "exp_pairs32_split",
+    "exp_split_bounds",
+    "exp_split_products",
     "exp_table",
     "exp_table32",
+    "exp_table32_split",
     "horner",
     "invln2_nearest",
     "ln2_float32",
