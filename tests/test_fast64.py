@@ -220,9 +220,11 @@ def test_either_first_pass_gives_the_same_bits(func):
 @pytest.mark.parametrize(("func", "march", "variant", "width"), [
     # exp's (and exp2's) float32 lanes are written for AVX-512 and AVX2 registers, not left to
     # gcc (test_exp_lanes_read_their_tables_by_permutes)
+    # log's avx512 build is written for AVX-512 registers too (its tables read by permutes)
     *((func, march, variant, width) for func in fast64.FUNCTIONS
       if func not in fast64.FLOAT32_LANES
-      for march, variant, width in (("x86-64-v3", "avx2", 32), ("x86-64-v4", "avx512", 64)))])
+      for march, variant, width in (("x86-64-v3", "avx2", 32), ("x86-64-v4", "avx512", 64))
+      if (func, variant) != ("log", "avx512"))])
 def test_the_float64_loop_vectorizes(func, march, variant, width, tmp_path):
     """gcc vectorizes the float64 pass's loop, with the runner's flags and fast64_flags:
     32-byte vectors for AVX2, 64-byte for AVX-512 (compiling only: any x86 gcc)."""
@@ -273,12 +275,14 @@ def test_exp_table_is_the_nearest_float64():
             assert err <= mpmath.mpf(2) ** -53  # half an ulp of a number in [1, 2)
 
 
-@pytest.mark.parametrize(("bits", "bound"), [(7, Fraction(1, 128)), (8, Fraction(1, 256))])
+@pytest.mark.parametrize(("bits", "bound"), [(5, Fraction(1, 32)), (7, Fraction(1, 128)),
+                                             (8, Fraction(1, 256))])
 def test_log_table_makes_r_exact_and_small(bits, bound):
     """invc has at most 21 significant bits (z invc exact for 24-bit z); z invc - 1 stays
-    within 2^-7 (128 subintervals) or 2^-8 (256, log's and softplus's: their degree-5
-    polynomials' truncation bound needs it) on each whole subinterval; the two next to 1 have
-    invc = 1, logc = 0."""
+    within 2^-5 (32 subintervals: log's avx512 build, whose degree-8 polynomial's truncation
+    bound needs it), 2^-7 (128) or 2^-8 (256, log's and softplus's generic loops: their
+    degree-5 polynomials' truncation bound needs it) on each whole subinterval; the two next to
+    1 have invc = 1, logc = 0."""
     text = tables.log_tables(bits)
     invc_text = text[text.index("{") + 1:text.index("}")]
     invc = [float.fromhex(v) for v in invc_text.replace("\n", " ").split(",")]
@@ -319,6 +323,60 @@ def test_log_error_bound_leaves_the_rounding_test_a_margin():
     truncation = r**5 / 6 / (1 - r) / (1 - r / 2)
     assert np.log2(truncation + 2.0**-52.9) < -42.56
     assert 2.9 * (truncation + 2.0**-52.9) * 2.0**53 < log.ERR
+
+
+def test_log_avx512_error_bound_leaves_the_rounding_test_a_margin():
+    """The terms of the analysis of log's avx512 build (32 subintervals, degree 8) from its
+    tables: away from the subintervals next to 1, |r| < 2^-6.06 and |logc| <= 1.51 |log x|
+    where k = 0; next to 1, |r| <= 2^-6 below and < 2^-5 above; the truncation bound of the
+    degree-8 polynomial on |r| < 2^-5, with the roundings, is below 2^-43.09, 4.2 times below
+    ERR units of 2^-53."""
+    from ulplab.export.fast64 import log
+
+    text = tables.log_tables(log.AVX512_BITS, "ul_log5")
+    body = text[text.index("ul_log5_logc"):]
+    logc = [float.fromhex(v) for v in body[body.index("{") + 1:body.index("}")]
+            .replace("\n", " ").split(",")]
+    invc_text = text[text.index("{") + 1:text.index("}")]
+    invc = [float.fromhex(v) for v in invc_text.replace("\n", " ").split(",")]
+    assert len(invc) == 32 and len(log.AVX512_TAYLOR) == 7  # c2..c8: degree 8
+    near_one = []
+    for i, (c, lc) in enumerate(zip(invc, logc, strict=True)):
+        lo, hi = tables.log_subinterval(i, log.AVX512_BITS)
+        r = max(abs(Fraction(lo) * Fraction(c) - 1), abs(Fraction(hi) * Fraction(c) - 1))
+        if c == 1.0:
+            near_one.append((lo, hi, r))
+            continue
+        assert r < 2.0**-6.06, i
+        nearest = min(abs(np.log(lo)), abs(np.log(hi)))  # |log x| for k = 0
+        assert abs(lc) <= 1.51 * nearest, i
+    assert near_one == [(1 - 2.0**-6, 1.0, 2.0**-6), (1.0, 1 + 2.0**-5, 2.0**-5)]
+    r = 2.0**-5  # the upper end is excluded: |r| < 2^-5
+    truncation = r**8 / 9 / (1 - r) / (1 - r / 2)
+    assert np.log2(truncation + 2.0**-52.9) < -43.09
+    assert 4.2 * (truncation + 2.0**-52.9) * 2.0**53 < log.ERR
+
+
+def test_log_avx512_pass_masks_its_tail():
+    """log's avx512 build runs 8 inputs at a time and the last n mod 8 under a mask: for every
+    n from 1 to 40 and every start, what it writes is what it writes for the same inputs in a
+    longer call, and nothing past n is touched."""
+    runnable("avx512")
+    fn = native._fast64("log", "avx512")
+    rng = np.random.default_rng(13)
+    x = np.concatenate([hard_cases(1 << 10),
+                        rng.integers(0, 1 << 32, 1 << 10, dtype=np.uint64)
+                        .astype(np.uint32).view(np.float32)])
+    want = np.empty_like(x)
+    fn(x.ctypes.data, want.ctypes.data, x.size)
+    for start in range(8):
+        for n in range(1, 41):
+            xs = np.ascontiguousarray(x[start:start + n])
+            got = np.full(n + 8, 1.5, dtype=np.float32)
+            fn(xs.ctypes.data, got.ctypes.data, n)
+            assert np.array_equal(got[:n].view(np.uint32),
+                                  want[start:start + n].view(np.uint32))
+            assert (got[n:] == 1.5).all()
 
 
 @pytest.mark.parametrize(("func", "bound"), [("sin", 2.0**-45.55), ("cos", 2.0**-51.6)])
@@ -571,14 +629,16 @@ def test_the_pass_says_what_it_evaluates_in():
         fast64.description("softmax", True)
 
 
-@pytest.mark.parametrize("variant", ("avx512", "avx2"))
-def test_the_x86_passes_read_their_tables_by_gathers(variant, tmp_path):
+@pytest.mark.parametrize(("variant", "funcs"), [("avx512", ("tanh", "softplus")),
+                                               ("avx2", ("tanh", "log"))])
+def test_the_x86_passes_read_their_tables_by_gathers(variant, funcs, tmp_path):
     """The x86 float64 passes' tables are read by vgather instructions: gcc 13.2 and later
     leave gathers out of their Intel tunings unless told (-mgather: fast64_flags adds it where
     the compiler takes it), and their element-by-element loads made exp's pass twice as slow
-    on a 16-core Xeon (native.GATHER_FLAG); compiling only: any x86 gcc."""
+    on a 16-core Xeon (native.GATHER_FLAG); compiling only: any x86 gcc. (log's avx512 build
+    reads its 32-entry tables by permutes: the next test.)"""
     x86_gcc()
-    for func in ("tanh", "log"):
+    for func in funcs:
         src = tmp_path / f"{func}.c"
         src.write_text(fast64.source(func))
         asm = tmp_path / f"{func}.s"
@@ -587,6 +647,21 @@ def test_the_x86_passes_read_their_tables_by_gathers(variant, tmp_path):
                        check=True)
         assert "vgatherqpd" in asm.read_text(), func
     assert native.fast64_flags("portable") == native.FAST64_FLAGS.get("portable", ())
+
+
+@pytest.mark.parametrize(("variant", "permutes"), [("avx512", True), ("avx2", False)])
+def test_log_avx512_reads_its_tables_by_permutes(variant, permutes, tmp_path):
+    """log's avx512 build reads its two 32-entry tables by permutes of registers and has no
+    gather; the avx2 build gathers from its 256-entry tables (compiling only)."""
+    x86_gcc()
+    src = tmp_path / "log.c"
+    src.write_text(fast64.source("log"))
+    asm = tmp_path / "log.s"
+    subprocess.run([CC, *native.BASE_FLAGS[:4], *native.VARIANTS[variant][0],
+                    *native.fast64_flags(variant), "-S", str(src), "-o", str(asm)], check=True)
+    text = asm.read_text()
+    assert ("vpermt2pd" in text or "vpermi2pd" in text) is permutes
+    assert ("vgatherqpd" in text) is not permutes
 
 
 @pytest.mark.parametrize(("variant", "permute"), [("avx512", ("vpermt2ps", "vpermi2ps")),

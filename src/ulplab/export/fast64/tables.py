@@ -225,12 +225,13 @@ def log_subinterval(i: int, bits: int = LOG_TABLE_BITS) -> tuple[float, float]:
 
 
 @cache
-def log_tables(bits: int = LOG_TABLE_BITS) -> str:
+def log_tables(bits: int = LOG_TABLE_BITS, prefix: str = "ul_log") -> str:
     """``ul_log_invc[i]``: 1/c for subinterval i's midpoint c (of 2^bits, ``log_subinterval``),
     rounded to LOG_INVC_BITS significant bits (so z * invc and z * invc - 1 are exact);
     ``ul_log_logc[i]`` = -log(invc) rounded to nearest. The two subintervals next to 1 ([1 -
     2^-(bits+1), 1) and [1, 1 + 2^-bits)) have invc = 1 and logc = 0: there log(z) = log1p(z -
-    1) with z - 1 exact, so the result keeps its relative accuracy as it goes to 0."""
+    1) with z - 1 exact, so the result keeps its relative accuracy as it goes to 0. ``prefix``
+    names the arrays (``{prefix}_invc``, ``{prefix}_logc``)."""
     invc, logc = [], []
     with mpmath.workprec(200):
         for i in range(1 << bits):
@@ -244,7 +245,7 @@ def log_tables(bits: int = LOG_TABLE_BITS) -> str:
                 r = +(1 / c)
             invc.append(float(r))
             logc.append(_nearest(-mpmath.log(r)))
-    return c_array("ul_log_invc", invc) + c_array("ul_log_logc", logc)
+    return c_array(f"{prefix}_invc", invc) + c_array(f"{prefix}_logc", logc)
 
 
 def piecewise_table(name: str, text: str, pieces: int, degree: int) -> str:
