@@ -220,11 +220,12 @@ def test_either_first_pass_gives_the_same_bits(func):
 @pytest.mark.parametrize(("func", "march", "variant", "width"), [
     # exp's (and exp2's) float32 lanes are written for AVX-512 and AVX2 registers, not left to
     # gcc (test_exp_lanes_read_their_tables_by_permutes)
-    # log's avx512 build is written for AVX-512 registers too (its tables read by permutes)
+    # log's and softplus's avx512 builds are written for AVX-512 registers too (their tables
+    # read by permutes)
     *((func, march, variant, width) for func in fast64.FUNCTIONS
       if func not in fast64.FLOAT32_LANES
       for march, variant, width in (("x86-64-v3", "avx2", 32), ("x86-64-v4", "avx512", 64))
-      if (func, variant) != ("log", "avx512"))])
+      if (func, variant) not in (("log", "avx512"), ("softplus", "avx512")))])
 def test_the_float64_loop_vectorizes(func, march, variant, width, tmp_path):
     """gcc vectorizes the float64 pass's loop, with the runner's flags and fast64_flags:
     32-byte vectors for AVX2, 64-byte for AVX-512 (compiling only: any x86 gcc)."""
@@ -357,12 +358,13 @@ def test_log_avx512_error_bound_leaves_the_rounding_test_a_margin():
     assert 4.2 * (truncation + 2.0**-52.9) * 2.0**53 < log.ERR
 
 
-def test_log_avx512_pass_masks_its_tail():
-    """log's avx512 build runs 8 inputs at a time and the last n mod 8 under a mask: for every
-    n from 1 to 40 and every start, what it writes is what it writes for the same inputs in a
-    longer call, and nothing past n is touched."""
+@pytest.mark.parametrize("func", ["log", "softplus"])
+def test_the_avx512_passes_mask_their_tail(func):
+    """log's and softplus's avx512 builds run 8 inputs at a time and the last n mod 8 under a
+    mask: for every n from 1 to 40 and every start, what they write is what they write for the
+    same inputs in a longer call, and nothing past n is touched."""
     runnable("avx512")
-    fn = native._fast64("log", "avx512")
+    fn = native._fast64(func, "avx512")
     rng = np.random.default_rng(13)
     x = np.concatenate([hard_cases(1 << 10),
                         rng.integers(0, 1 << 32, 1 << 10, dtype=np.uint64)
@@ -629,14 +631,14 @@ def test_the_pass_says_what_it_evaluates_in():
         fast64.description("softmax", True)
 
 
-@pytest.mark.parametrize(("variant", "funcs"), [("avx512", ("tanh", "softplus")),
+@pytest.mark.parametrize(("variant", "funcs"), [("avx512", ("tanh", "gelu")),
                                                ("avx2", ("tanh", "log"))])
 def test_the_x86_passes_read_their_tables_by_gathers(variant, funcs, tmp_path):
     """The x86 float64 passes' tables are read by vgather instructions: gcc 13.2 and later
     leave gathers out of their Intel tunings unless told (-mgather: fast64_flags adds it where
     the compiler takes it), and their element-by-element loads made exp's pass twice as slow
-    on a 16-core Xeon (native.GATHER_FLAG); compiling only: any x86 gcc. (log's avx512 build
-    reads its 32-entry tables by permutes: the next test.)"""
+    on a 16-core Xeon (native.GATHER_FLAG); compiling only: any x86 gcc. (log's and
+    softplus's avx512 builds read their tables by permutes: the next test.)"""
     x86_gcc()
     for func in funcs:
         src = tmp_path / f"{func}.c"
@@ -649,14 +651,16 @@ def test_the_x86_passes_read_their_tables_by_gathers(variant, funcs, tmp_path):
     assert native.fast64_flags("portable") == native.FAST64_FLAGS.get("portable", ())
 
 
+@pytest.mark.parametrize("func", ["log", "softplus"])
 @pytest.mark.parametrize(("variant", "permutes"), [("avx512", True), ("avx2", False)])
-def test_log_avx512_reads_its_tables_by_permutes(variant, permutes, tmp_path):
+def test_the_avx512_passes_read_their_tables_by_permutes(func, variant, permutes, tmp_path):
     """log's avx512 build reads its two 32-entry tables by permutes of registers and has no
-    gather; the avx2 build gathers from its 256-entry tables (compiling only)."""
+    gather, and so does softplus's (those and exp's 64-entry table); the avx2 builds gather
+    (compiling only)."""
     x86_gcc()
-    src = tmp_path / "log.c"
-    src.write_text(fast64.source("log"))
-    asm = tmp_path / "log.s"
+    src = tmp_path / f"{func}.c"
+    src.write_text(fast64.source(func))
+    asm = tmp_path / f"{func}.s"
     subprocess.run([CC, *native.BASE_FLAGS[:4], *native.VARIANTS[variant][0],
                     *native.fast64_flags(variant), "-S", str(src), "-o", str(asm)], check=True)
     text = asm.read_text()

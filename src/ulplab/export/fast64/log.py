@@ -64,12 +64,11 @@ slow; unrolled twice it took the same 0.46.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from ulplab.export.fast64 import ROUND_NORMAL
 from ulplab.export.fast64.tables import (
     LOG_TABLE_BITS,
     horner,
+    horner512,
     ln2_nearest,
     log1p_taylor,
     log_tables,
@@ -106,15 +105,6 @@ below 1, 2^-5 above), four AVX-512 registers a table."""
 AVX512_TAYLOR = log1p_taylor(8)
 """The avx512 build's polynomial: log1p(r) = r + r^2 (c2 + c3 r + ... + c8 r^6), c_i =
 (-1)^(i+1)/i, i = 2..8."""
-
-
-def _horner512(var: str, coefficients: list[Fraction]) -> str:
-    """``tables.horner`` on eight float64 lanes: the same FMAs in the same order."""
-    hexes = [float(c).hex() for c in coefficients]
-    text = f"_mm512_set1_pd({hexes[-1]})"
-    for h in reversed(hexes[:-1]):
-        text = f"_mm512_fmadd_pd({var}, {text}, _mm512_set1_pd({h}))"
-    return text
 
 
 AVX512 = f"""
@@ -155,7 +145,7 @@ void ulplab_log_fast64(const float *restrict x, float *restrict y, long n) {{
                                                 _mm512_permutex2var_pd(logc[0], idx, logc[1]),
                                                 _mm512_permutex2var_pd(logc[2], idx, logc[3]));
         const __m512d r = _mm512_fmadd_pd(z, ic, _mm512_set1_pd(-1.0));
-        const __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(r, r), {_horner512("r", AVX512_TAYLOR)}, r);
+        const __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(r, r), {horner512("r", AVX512_TAYLOR)}, r);
         const __m512d v = _mm512_add_pd(_mm512_fmadd_pd(kd, _mm512_set1_pd(UL_LN2), lc), p);
         /* the midpoint test: the low 32 bits of v (vpmovqd) */
         const __m256i near = _mm256_add_epi32(

@@ -40,6 +40,16 @@ def horner(var: str, coefficients: Sequence[Fraction | float], fma: str = "UL_FM
     return text
 
 
+def horner512(var: str, coefficients: Sequence[Fraction | float]) -> str:
+    """``horner`` on eight float64 lanes of an AVX-512 register (intrinsics): the same FMAs in
+    the same order, the coefficients rounded to the nearest float64."""
+    hexes = [float(c).hex() for c in coefficients]
+    text = f"_mm512_set1_pd({hexes[-1]})"
+    for h in reversed(hexes[:-1]):
+        text = f"_mm512_fmadd_pd({var}, {text}, _mm512_set1_pd({h}))"
+    return text
+
+
 def log1p_taylor(degree: int) -> list[Fraction]:
     """(log1p(r) - r)/r^2 in powers of r: the Taylor coefficients c_i = (-1)^(i+1)/i,
     i = 2..degree (low to high), of log's and softplus's polynomials."""
@@ -285,6 +295,7 @@ __all__ = [
     "exp_table32",
     "exp_table32_split",
     "horner",
+    "horner512",
     "invln2_nearest",
     "ln2_float32",
     "ln2_nearest",
