@@ -217,15 +217,20 @@ def test_either_first_pass_gives_the_same_bits(func):
     assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), show(x, a, b)
 
 
+AVX512_PERMUTES = ("log", "log2", "log1p", "softplus")
+"""The passes whose avx512 build is written for AVX-512 registers, its tables read by permutes
+(each module's ``AVX512``)."""
+
+
 @pytest.mark.parametrize(("func", "march", "variant", "width"), [
     # exp's (and exp2's) float32 lanes are written for AVX-512 and AVX2 registers, not left to
     # gcc (test_exp_lanes_read_their_tables_by_permutes)
-    # log's and softplus's avx512 builds are written for AVX-512 registers too (their tables
-    # read by permutes)
+    # log's, log2's, log1p's and softplus's avx512 builds are written for AVX-512 registers
+    # too (their tables read by permutes: AVX512_PERMUTES)
     *((func, march, variant, width) for func in fast64.FUNCTIONS
       if func not in fast64.FLOAT32_LANES
       for march, variant, width in (("x86-64-v3", "avx2", 32), ("x86-64-v4", "avx512", 64))
-      if (func, variant) not in (("log", "avx512"), ("softplus", "avx512")))])
+      if not (func in AVX512_PERMUTES and variant == "avx512"))])
 def test_the_float64_loop_vectorizes(func, march, variant, width, tmp_path):
     """gcc vectorizes the float64 pass's loop, with the runner's flags and fast64_flags:
     32-byte vectors for AVX2, 64-byte for AVX-512 (compiling only: any x86 gcc)."""
@@ -358,11 +363,16 @@ def test_log_avx512_error_bound_leaves_the_rounding_test_a_margin():
     assert 4.2 * (truncation + 2.0**-52.9) * 2.0**53 < log.ERR
 
 
-@pytest.mark.parametrize("func", ["log", "softplus"])
+def test_the_avx512_permute_passes_are_these():
+    assert {f for f in fast64.FUNCTIONS if hasattr(fast64.module(f), "AVX512")} == \
+        set(AVX512_PERMUTES)
+
+
+@pytest.mark.parametrize("func", AVX512_PERMUTES)
 def test_the_avx512_passes_mask_their_tail(func):
-    """log's and softplus's avx512 builds run 8 inputs at a time and the last n mod 8 under a
-    mask: for every n from 1 to 40 and every start, what they write is what they write for the
-    same inputs in a longer call, and nothing past n is touched."""
+    """The avx512 builds written for AVX-512 registers run 8 inputs at a time and the last
+    n mod 8 under a mask: for every n from 1 to 40 and every start, what they write is what
+    they write for the same inputs in a longer call, and nothing past n is touched."""
     runnable("avx512")
     fn = native._fast64(func, "avx512")
     rng = np.random.default_rng(13)
@@ -651,12 +661,12 @@ def test_the_x86_passes_read_their_tables_by_gathers(variant, funcs, tmp_path):
     assert native.fast64_flags("portable") == native.FAST64_FLAGS.get("portable", ())
 
 
-@pytest.mark.parametrize("func", ["log", "softplus"])
+@pytest.mark.parametrize("func", AVX512_PERMUTES)
 @pytest.mark.parametrize(("variant", "permutes"), [("avx512", True), ("avx2", False)])
 def test_the_avx512_passes_read_their_tables_by_permutes(func, variant, permutes, tmp_path):
     """log's avx512 build reads its two 32-entry tables by permutes of registers and has no
-    gather, and so does softplus's (those and exp's 64-entry table); the avx2 builds gather
-    (compiling only)."""
+    gather, and so do log2's, log1p's and softplus's (those and exp's 64-entry table); the avx2
+    builds gather (compiling only)."""
     x86_gcc()
     src = tmp_path / f"{func}.c"
     src.write_text(fast64.source(func))
