@@ -26,8 +26,10 @@ the machine runs (avx512, avx2, portable; ``ULPLAB_MAX_ISA`` caps them) for ever
 ``ulplab.export.fast64.FUNCTIONS`` (or those named), each full sweep recorded in ``--record``
 (default ``benchmarks/results/native/fast64-proofs.json``: kernel, variant, the kernel's golden
 float32 hash, the SHA-256 of the float64 pass's C source, inputs, mismatches, flagged, seconds,
-threads, the variants swept together, date, CPU, compiler), which
-``python -m ulplab.analysis.kernel_registry --write --fast64-record PATH`` copies into
+threads, the variants swept together, date, CPU, compiler; an avx512 build with two loops,
+``fast64.AVX512_PATHS``, is swept with each, its mismatches summed and each loop's counts under
+``paths``), which ``python -m ulplab.analysis.kernel_registry --write --fast64-record PATH``
+copies into
 ``registry.json`` (``fast64_proofs``). ``--runner``: the same for the kernels without a float64
 first pass (their runner's first pass is the float32 one: ``native._float32_pass_specs``), the
 record ``benchmarks/results/native/runner-proofs.json`` naming the SHA-256 of that pass's C
@@ -57,8 +59,10 @@ def verify(func: str, rounding: str, log2_chunk: int, variants: list[str],
            log2_inputs: int = 32) -> dict[str, dict[str, Any]]:
     """Sweep ``func``'s runner built for each of ``variants`` against its one-pass entry point
     (computed once per chunk for all of them); returns per variant the counts (inputs,
-    mismatches, flagged where the runner has a first pass) and the seconds of the sweep."""
-    from ulplab.export import native
+    mismatches, flagged where the runner has a first pass) and the seconds of the sweep; an
+    avx512 build with two loops (``fast64.AVX512_PATHS``) is swept with each, its mismatches
+    summed and each loop's counts under ``paths``."""
+    from ulplab.export import fast64, native
     from ulplab.kernels.core import FLAG_NAN
 
     count = native.resolve_threads(threads)
@@ -71,8 +75,13 @@ def verify(func: str, rounding: str, log2_chunk: int, variants: list[str],
     stride = 1 << (32 - log2_inputs)
     got, want, flags = (np.empty(n, np.float32) for _ in range(3))
     w_at, f_at = want.ctypes.data, flags.ctypes.data
-    bad = dict.fromkeys(variants, 0)
-    flagged = dict.fromkeys(variants, 0)
+    # an avx512 build with two loops (fast64.AVX512_PATHS) is swept with each: 0, the tables
+    # by gathers; 1, by permutes
+    paths = {v: (0, 1) if (first_pass == "float64" and v == "avx512"
+                           and func in fast64.AVX512_PATHS) else (None,) for v in variants}
+    keys = [(v, p) for v in variants for p in paths[v]]
+    bad = dict.fromkeys(keys, 0)
+    flagged = dict.fromkeys(keys, 0)
     start = time.perf_counter()
     base = np.arange(n, dtype=np.uint32) * np.uint32(stride)
     for c in range(total // n):
@@ -83,36 +92,56 @@ def verify(func: str, rounding: str, log2_chunk: int, variants: list[str],
             one_pass(x_at + 4 * lo, w_at + 4 * lo, hi - lo)
 
         native.run_sliced(whole, n, count)
-        for v in variants:
+        for v, p in keys:
+            if p is not None:
+                native.set_fast64_tables(func, v, p)
             runners[v](x, got, threads=count)
             diff = np.flatnonzero(got.view(np.uint32) != want.view(np.uint32))
             if diff.size:
-                bad[v] += diff.size
+                bad[v, p] += diff.size
                 i = int(diff[0])
-                print(f"  {func} ({v}): {diff.size} mismatches in chunk {c}; first x = "
-                      f"{float(x[i]).hex()} (0x{int(x.view(np.uint32)[i]):08x}): got "
+                print(f"  {func} ({_label(v, p)}): {diff.size} mismatches in chunk {c}; first "
+                      f"x = {float(x[i]).hex()} (0x{int(x.view(np.uint32)[i]):08x}): got "
                       f"{float(got[i]).hex()}, want {float(want[i]).hex()}", flush=True)
             if v in firsts:
                 def first_only(lo: int, hi: int, fn: Any = firsts[v], x_at: int = x_at) -> None:
                     fn(x_at + 4 * lo, f_at + 4 * lo, hi - lo)
 
                 native.run_sliced(first_only, n, count)
-                flagged[v] += int(np.count_nonzero((flags.view(np.uint32)
-                                                    & np.uint32(0x7FFFFFFF)) == FLAG_NAN))
+                flagged[v, p] += int(np.count_nonzero((flags.view(np.uint32)
+                                                       & np.uint32(0x7FFFFFFF)) == FLAG_NAN))
+    for v, p in keys:
+        if p is not None:
+            native.set_fast64_tables(func, v, -1)
     secs = time.perf_counter() - start
     span = "all 2^32 inputs" if log2_inputs == 32 else f"2^{log2_inputs} inputs (stride {stride})"
     out = {}
+    for v, p in keys:
+        share = (f", first pass ({first_pass}) flagged {flagged[v, p]:,} "
+                 f"({flagged[v, p] / total:.1e})" if v in firsts else "")
+        print(f"{func} ({rounding}, {_label(v, p)}): {bad[v, p]} mismatches over {span}{share}",
+              flush=True)
     for v in variants:
-        share = (f", first pass ({first_pass}) flagged {flagged[v]:,} "
-                 f"({flagged[v] / total:.1e})" if v in firsts else "")
-        print(f"{func} ({rounding}, {v}): {bad[v]} mismatches over {span}{share}", flush=True)
-        out[v] = {"inputs": total, "mismatches": bad[v],
-                  "flagged": flagged[v] if v in firsts else None}
+        first = paths[v][0]
+        out[v] = {"inputs": total, "mismatches": sum(bad[v, p] for p in paths[v]),
+                  "flagged": flagged[v, first] if v in firsts else None}
+        if first is not None:
+            out[v]["paths"] = {_PATHS[p]: {"mismatches": bad[v, p], "flagged": flagged[v, p]}
+                               for p in paths[v]}
     print(f"{func}: {len(variants)} variants swept on {count} threads in {secs:.0f} s",
           flush=True)
     for v in variants:
         out[v] |= {"seconds": round(secs, 1), "threads": count, "variants_together": variants}
     return out
+
+
+_PATHS = {0: "gathers", 1: "permutes"}
+"""The two loops of an avx512 build in ``fast64.AVX512_PATHS``, by ``native.set_fast64_tables``'s
+argument."""
+
+
+def _label(variant: str, path: int | None) -> str:
+    return variant if path is None else f"{variant}, tables by {_PATHS[path]}"
 
 
 def record_fast64(path: Path, func: str, variant: str, result: dict[str, Any],

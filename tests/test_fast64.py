@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 from fractions import Fraction
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -217,20 +218,12 @@ def test_either_first_pass_gives_the_same_bits(func):
     assert np.array_equal(a.view(np.uint32), b.view(np.uint32)), show(x, a, b)
 
 
-AVX512_PERMUTES = ("log", "log2", "log1p")
-"""The passes whose avx512 build is written for AVX-512 registers, its tables read by permutes
-(each module's ``AVX512``)."""
-
-
 @pytest.mark.parametrize(("func", "march", "variant", "width"), [
     # exp's (and exp2's) float32 lanes are written for AVX-512 and AVX2 registers, not left to
     # gcc (test_exp_lanes_read_their_tables_by_permutes)
-    # log's, log2's and log1p's avx512 builds are written for AVX-512 registers too (their
-    # tables read by permutes: AVX512_PERMUTES)
     *((func, march, variant, width) for func in fast64.FUNCTIONS
       if func not in fast64.FLOAT32_LANES
-      for march, variant, width in (("x86-64-v3", "avx2", 32), ("x86-64-v4", "avx512", 64))
-      if not (func in AVX512_PERMUTES and variant == "avx512"))])
+      for march, variant, width in (("x86-64-v3", "avx2", 32), ("x86-64-v4", "avx512", 64)))])
 def test_the_float64_loop_vectorizes(func, march, variant, width, tmp_path):
     """gcc vectorizes the float64 pass's loop, with the runner's flags and fast64_flags:
     32-byte vectors for AVX2, 64-byte for AVX-512 (compiling only: any x86 gcc)."""
@@ -363,17 +356,35 @@ def test_log_avx512_error_bound_leaves_the_rounding_test_a_margin():
     assert 4.2 * (truncation + 2.0**-52.9) * 2.0**53 < log.ERR
 
 
-def test_the_avx512_permute_passes_are_these():
+def test_the_avx512_two_loop_passes_are_these():
     assert {f for f in fast64.FUNCTIONS if hasattr(fast64.module(f), "AVX512")} == \
-        set(AVX512_PERMUTES)
+        set(fast64.AVX512_PATHS)
 
 
-@pytest.mark.parametrize("func", AVX512_PERMUTES)
-def test_the_avx512_passes_mask_their_tail(func):
-    """The avx512 builds written for AVX-512 registers run 8 inputs at a time and the last
-    n mod 8 under a mask: for every n from 1 to 40 and every start, what they write is what
-    they write for the same inputs in a longer call, and nothing past n is touched."""
+@pytest.fixture
+def tables_by(request):
+    """``set(func, permutes)`` forces the loop of ``func``'s avx512 build (1: permutes, 0:
+    gathers); the processor's choice is restored after the test."""
+    forced = []
+
+    def choose(func: str, permutes: int) -> None:
+        native.set_fast64_tables(func, "avx512", permutes)
+        forced.append(func)
+
+    yield choose
+    for func in forced:
+        native.set_fast64_tables(func, "avx512", -1)
+
+
+@pytest.mark.parametrize("func", fast64.AVX512_PATHS)
+@pytest.mark.parametrize("permutes", [1, 0])
+def test_the_avx512_passes_mask_their_tail(func, permutes, tables_by):
+    """The avx512 builds' loops (the one written for AVX-512 registers, 8 inputs at a time and
+    the last n mod 8 under a mask, and gcc's): for every n from 1 to 40 and every start, what
+    they write is what they write for the same inputs in a longer call, and nothing past n is
+    touched."""
     runnable("avx512")
+    tables_by(func, permutes)
     fn = native._fast64(func, "avx512")
     rng = np.random.default_rng(13)
     x = np.concatenate([hard_cases(1 << 10),
@@ -389,6 +400,35 @@ def test_the_avx512_passes_mask_their_tail(func):
             assert np.array_equal(got[:n].view(np.uint32),
                                   want[start:start + n].view(np.uint32))
             assert (got[n:] == 1.5).all()
+
+
+@pytest.mark.parametrize("func", fast64.AVX512_PATHS)
+def test_both_avx512_loops_keep_correct_results(func, tables_by):
+    """Each loop of the avx512 build keeps the entry point's result wherever it does not flag,
+    on the hard cases and 2^16 random bit patterns, and flags few ordinary inputs; the loop
+    that runs by default is the processor's choice: the permutes on an AMD processor, the
+    gathers elsewhere (read from /proc/cpuinfo where it exists)."""
+    runnable("avx512")
+    rng = np.random.default_rng(17)
+    x = np.concatenate([hard_cases(1 << 14),
+                        rng.integers(0, 1 << 32, 1 << 16, dtype=np.uint64)
+                        .astype(np.uint32).view(np.float32)])
+    want = one_pass(func, x)
+    fn = native._fast64(func, "avx512")
+    for permutes in (1, 0):
+        tables_by(func, permutes)
+        got = np.empty_like(x)
+        fn(x.ctypes.data, got.ctypes.data, x.size)
+        kept = got.view(np.uint32) != FLAG_NAN
+        assert np.array_equal(got.view(np.uint32)[kept], want.view(np.uint32)[kept]), \
+            show(x[kept], got[kept], want[kept])
+        ordinary = ORDINARY[func](rng, 1 << 16).astype(np.float32)
+        fn(ordinary.ctypes.data, got.ctypes.data, ordinary.size)
+        assert (got.view(np.uint32)[:ordinary.size] == FLAG_NAN).mean() < 1e-3
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        amd = "AuthenticAMD" in cpuinfo.read_text()
+        assert native.set_fast64_tables(func, "avx512", -1) == int(amd)
 
 
 @pytest.mark.parametrize(("func", "bound"), [("sin", 2.0**-45.55), ("cos", 2.0**-51.6)])
@@ -582,9 +622,19 @@ def test_exp_float32_lanes_keep_correct_results_and_flag_few(variant, func):
         assert fewest < flagged.mean() < most, flagged.mean()
         want = one_pass(func, x)
         assert np.array_equal(got.view(np.uint32)[~flagged], want.view(np.uint32)[~flagged])
+    def run(x: np.ndarray) -> np.ndarray:
+        got = np.empty_like(x)
+        lanes(x.ctypes.data, got.ctypes.data, x.size)
+        return got
+
+    check_lanes_on_hard_cases(func, run, widest)
+
+
+def check_lanes_on_hard_cases(func: str, run, widest: int) -> None:
+    """What ``run`` (float32 lanes on an array) keeps of the hard cases is the entry point's
+    result, and it flags every input above ``widest`` (|x|'s bits)."""
     x = hard_cases(1 << 16)
-    got = np.empty_like(x)
-    lanes(x.ctypes.data, got.ctypes.data, x.size)
+    got = run(x)
     flagged = got.view(np.uint32) == FLAG_NAN
     want = one_pass(func, x)
     assert np.array_equal(got.view(np.uint32)[~flagged], want.view(np.uint32)[~flagged]), \
@@ -647,8 +697,8 @@ def test_the_x86_passes_read_their_tables_by_gathers(variant, funcs, tmp_path):
     """The x86 float64 passes' tables are read by vgather instructions: gcc 13.2 and later
     leave gathers out of their Intel tunings unless told (-mgather: fast64_flags adds it where
     the compiler takes it), and their element-by-element loads made exp's pass twice as slow
-    on a 16-core Xeon (native.GATHER_FLAG); compiling only: any x86 gcc. (log's, log2's and
-    log1p's avx512 builds read their tables by permutes: the next test.)"""
+    on a 16-core Xeon (native.GATHER_FLAG); compiling only: any x86 gcc. (log's, log2's,
+    log1p's and softplus's avx512 builds also hold a loop with permutes: the next test.)"""
     x86_gcc()
     for func in funcs:
         src = tmp_path / f"{func}.c"
@@ -661,11 +711,12 @@ def test_the_x86_passes_read_their_tables_by_gathers(variant, funcs, tmp_path):
     assert native.fast64_flags("portable") == native.FAST64_FLAGS.get("portable", ())
 
 
-@pytest.mark.parametrize("func", AVX512_PERMUTES)
+@pytest.mark.parametrize("func", fast64.AVX512_PATHS)
 @pytest.mark.parametrize(("variant", "permutes"), [("avx512", True), ("avx2", False)])
 def test_the_avx512_passes_read_their_tables_by_permutes(func, variant, permutes, tmp_path):
-    """log's avx512 build reads its two 32-entry tables by permutes of registers and has no
-    gather, and so do log2's and log1p's; the avx2 builds gather (compiling only)."""
+    """log's avx512 build holds a loop that reads its two 32-entry tables by permutes of
+    registers beside gcc's loop with gathers, and so do log2's, log1p's and softplus's; the
+    avx2 builds only gather (compiling only)."""
     x86_gcc()
     src = tmp_path / f"{func}.c"
     src.write_text(fast64.source(func))
@@ -674,7 +725,7 @@ def test_the_avx512_passes_read_their_tables_by_permutes(func, variant, permutes
                     *native.fast64_flags(variant), "-S", str(src), "-o", str(asm)], check=True)
     text = asm.read_text()
     assert ("vpermt2pd" in text or "vpermi2pd" in text) is permutes
-    assert ("vgatherqpd" in text) is not permutes
+    assert "vgatherqpd" in text
 
 
 @pytest.mark.parametrize(("variant", "permute"), [("avx512", ("vpermt2ps", "vpermi2ps")),
@@ -713,11 +764,26 @@ def lanes32_x16(func: str = "exp"):
            "                                          : (__mmask16)((1u << left) - 1u);\n"
            f"        count[i / 16] = ul_{func}_lanes32_x16(x + i, y + i, keep, hi, lo);\n"
            "    }\n}\n")
-    lib = ctypes.CDLL(str(native.build_source(f"{func}_lanes32_x16_test", src, "avx512")))
-    fn = lib.ul_lanes
+    return lanes_function(f"{func}_lanes32_x16_test", src, "avx512")
+
+
+def lanes_function(name: str, src: str, variant: str):
+    """``ul_lanes(x, y, n, count)`` of the C ``src`` built for ``variant``."""
+    fn = ctypes.CDLL(str(native.build_source(name, src, variant))).ul_lanes
     fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p]
     fn.restype = None
     return fn
+
+
+def check_blocks(got: np.ndarray, want: np.ndarray, flagged: np.ndarray, count: np.ndarray,
+                 n: int, width: int) -> None:
+    """The first n lanes written are ``want``'s, nothing past them (1.5 there) is touched, and
+    each block of ``width`` counts the flags it wrote."""
+    assert np.array_equal(got[:n].view(np.uint32), want[:n].view(np.uint32))
+    assert (got[n:] == 1.5).all()
+    pad = np.zeros(count.size * width, dtype=bool)
+    pad[:n] = flagged[:n]
+    assert np.array_equal(count, pad.reshape(-1, width).sum(axis=1))
 
 
 @pytest.mark.parametrize("func", sorted(LANES))
@@ -741,12 +807,7 @@ def test_exp_avx512_lanes_are_the_generic_lanes_bit_for_bit(func):
         got = np.full(n + 16, 1.5, dtype=np.float32)
         count = np.zeros((n + 15) // 16, dtype=np.uint32)
         x16(x.ctypes.data, got.ctypes.data, n, count.ctypes.data)
-        assert np.array_equal(got[:n].view(np.uint32), want[:n].view(np.uint32)), \
-            show(x[:n], got[:n], want[:n])
-        assert (got[n:] == 1.5).all()
-        pad = np.zeros(count.size * 16, dtype=bool)
-        pad[:n] = flagged[:n]
-        assert np.array_equal(count, pad.reshape(-1, 16).sum(axis=1))
+        check_blocks(got, want, flagged, count, n, 16)
 
 
 def lanes32_x8(func: str = "exp"):
@@ -763,11 +824,7 @@ def lanes32_x8(func: str = "exp"):
            "    for (long i = 0; i < n; i += 8)\n"
            f"        count[i / 8] = ul_{func}_lanes32_x8(x + i, y + i, n - i, t);\n"
            "}\n")
-    lib = ctypes.CDLL(str(native.build_source(f"{func}_lanes32_x8_test", src, "avx2")))
-    fn = lib.ul_lanes
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p]
-    fn.restype = None
-    return fn
+    return lanes_function(f"{func}_lanes32_x8_test", src, "avx2")
 
 
 def run_x8(func: str, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -798,14 +855,7 @@ def test_exp_avx2_lanes_keep_correct_results_and_flag_few(func):
         assert count.sum() == flagged.sum()
         want = one_pass(func, x)
         assert np.array_equal(got.view(np.uint32)[~flagged], want.view(np.uint32)[~flagged])
-    x = hard_cases(1 << 16)
-    got, _ = run_x8(func, x)
-    flagged = got.view(np.uint32) == FLAG_NAN
-    want = one_pass(func, x)
-    assert np.array_equal(got.view(np.uint32)[~flagged], want.view(np.uint32)[~flagged]), \
-        show(x[~flagged], got[~flagged], want[~flagged])
-    wide = (x.view(np.uint32) & np.uint32(0x7FFFFFFF)) > np.uint32(widest)
-    assert flagged[wide].all() and wide.any()
+    check_lanes_on_hard_cases(func, lambda x: run_x8(func, x)[0], widest)
 
 
 @pytest.mark.parametrize("func", sorted(LANES))
@@ -830,12 +880,7 @@ def test_exp_avx2_lanes_mask_their_tail_and_count_their_flags(func):
             count = np.zeros((n + 7) // 8, dtype=np.uint32)
             xs = np.ascontiguousarray(x[start:start + n])
             fn(xs.ctypes.data, got.ctypes.data, n, count.ctypes.data)
-            assert np.array_equal(got[:n].view(np.uint32),
-                                  want[start:start + n].view(np.uint32))
-            assert (got[n:] == 1.5).all()
-            pad = np.zeros(count.size * 8, dtype=bool)
-            pad[:n] = flagged[start:start + n]
-            assert np.array_equal(count, pad.reshape(-1, 8).sum(axis=1))
+            check_blocks(got, want[start:], flagged[start:], count, n, 8)
 
 
 def test_exp_split_table_is_the_nearest_pairs_and_its_products_are_bounded():

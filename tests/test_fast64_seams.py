@@ -166,6 +166,10 @@ def raw_values(func: str, variant: str, x: np.ndarray) -> np.ndarray:
                 f"    for (long i = 0; i < n; i++) {{ ul_raw_i = i; y[i] = 0; "
                 f"ul_{func}_lanes64(x[i]); }}\n}}\n")
     lib = native.build_source(f"raw_{func}_test", src, variant)
+    if variant == "avx512" and func in fast64.AVX512_PATHS:
+        # the generic loop (the macros above store its values; the loop with permutes has
+        # intrinsics of its own: its bound is checked from its tables, tests/test_fast64.py)
+        getattr(ctypes.CDLL(str(lib)), f"ulplab_{func}_fast64_tables")(0)
     out = np.empty(x.size, np.float64)
     ignored = np.empty_like(x)
     setter = ctypes.CDLL(str(lib)).ul_raw_to

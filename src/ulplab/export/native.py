@@ -1011,6 +1011,25 @@ def _fast64(func: str, variant: str) -> Callable[..., None]:
                      fast64.symbol(func))
 
 
+def set_fast64_tables(func: str, variant: str, permutes: int) -> int:
+    """For a pass whose avx512 build holds two loops (``fast64.AVX512_PATHS``): from now on, in
+    this process, run the loop whose tables are read by permutes (``permutes`` = 1), gcc's loop
+    with gathers (0), or the one the processor's vendor chooses (-1, the default: permutes on
+    AMD processors); returns the choice in effect (1 or 0). The bits are the same either way
+    (both are proved); the proofs and tests sweep both."""
+    from ulplab.export import fast64
+
+    if func not in fast64.AVX512_PATHS or variant != "avx512" or permutes not in (-1, 0, 1):
+        raise UsageError(f"no choice of tables for {func!r} ({variant}, {permutes!r}); "
+                         f"valid: {', '.join(fast64.AVX512_PATHS)} on avx512, -1, 0 or 1")
+    path = library(f"{func}_fast64", variant, lambda: fast64.source(func),
+                   extra_flags=fast64_flags(variant))
+    fn = getattr(ctypes.CDLL(str(path)), f"ulplab_{func}_fast64_tables")
+    fn.argtypes = [ctypes.c_int]
+    fn.restype = ctypes.c_int
+    return int(fn(permutes))
+
+
 PassSpec = tuple[str, Callable[[], Callable[[np.ndarray], np.ndarray]], Callable[[], str]]
 
 
@@ -1294,4 +1313,5 @@ __all__ = ["CHUNK", "FAST64_FLAGS", "FIRST_PASSES", "GATHER_FLAG", "HUGE_PAGE",
            "build_source", "cached_library", "check_first_pass",
            "check_threads", "cpu_count", "env_threads",
            "fast64_flags", "float32_input", "float32_output", "kernel", "lookup", "pool_grain",
-           "resolve_threads", "run_pooled", "run_sliced", "runnable_variants", "slice_bounds"]
+           "resolve_threads", "run_pooled", "run_sliced", "runnable_variants", "set_fast64_tables",
+           "slice_bounds"]

@@ -23,7 +23,9 @@ tests/test_det_api.py every kernel on random bit patterns through JAX).
 The C of each function is in its module (``SOURCE``), the shared part in ``COMMON``; the float64
 tables are generated at build time from exact arithmetic (mpmath, ``tables``) and printed as
 hex float literals. ``source(func)`` is the whole translation unit, one function
-``ulplab_FUNC_fast64(const float *x, float *y, long n)``. The loops have no calls but ``fma``
+``ulplab_FUNC_fast64(const float *x, float *y, long n)`` (and, for the passes whose avx512 build
+holds two loops, ``AVX512_PATHS``, ``int ulplab_FUNC_fast64_tables(int)``, which chooses
+between them). The loops have no calls but ``fma``
 (``UL_FMA``: the instruction where the target has one, a multiply and an add otherwise, so that
 the portable build needs no software FMA), no branches (selects through ternaries) and
 gathers for the tables, and no floating-point comparison: the tests on the input (NaN, clamping,
@@ -32,7 +34,9 @@ a floating-point comparison under the default -ftrapping-math (it may raise the 
 flag); so gcc vectorizes them (tests/test_fast64.py reads ``-fopt-info-vec``). gelu's,
 erf's and gelu_grad's avx2 builds run an AVX2 step before their loop, the loop's operations
 on 8 inputs at a time with each table row loaded whole instead of gathered
-(``ulplab.export.fast64.avx2``).
+(``ulplab.export.fast64.avx2``); log's, log2's, log1p's and softplus's avx512 builds hold a
+second loop, written for AVX-512 registers with smaller tables read by permutes, which runs on
+AMD processors (``AVX512_PATHS``).
 
 The proof is exhaustive: ``python benchmarks/verify_native.py --fast64 FUNC`` runs this first
 pass (and the second on its flagged lanes) against the one-pass build of the float32 entry point
@@ -59,6 +63,56 @@ FLOAT32_LANES = ("exp", "exp2")
 """The passes that evaluate in float32 lanes first (then in float64 where that is undecided)
 in the builds whose target has an FMA instruction (``__FMA__``: the build variants whose CPU
 flags, ``native.VARIANTS``, include fma)."""
+
+
+AVX512_PATHS = ("log", "log2", "log1p", "softplus")
+"""The passes whose avx512 build holds two loops: gcc's vectorization of the generic loop,
+which reads the tables by gathers, and a loop written for AVX-512 registers whose tables are
+smaller and read by permutes of registers (each module's ``AVX512``). Which one runs is chosen
+at run time by the processor's vendor (``avx512_choice``): the permutes on AMD processors,
+where gathers are slow, the gathers elsewhere (on Intel's the permutes share one port with the
+loop's conversions). The proofs sweep both (``benchmarks/verify_native.py --fast64``)."""
+
+
+def avx512_choice(func: str) -> str:
+    """The C (for an avx512 build, after ``#include <immintrin.h>``) of the choice between the
+    two loops of ``func``'s pass (``AVX512_PATHS``): ``ul_avx512_permutes()`` is 1 on an AMD
+    processor, else 0, unless ``ulplab_FUNC_fast64_tables(1 or 0)`` has set it (-1: the
+    processor's choice again; it returns the choice in effect)."""
+    return f"""
+/* which of the avx512 build's two loops runs (ulplab.export.fast64: AVX512_PATHS): the one whose
+   tables are read by permutes of registers on AMD processors (their gathers are slow), gcc's
+   gathers elsewhere; ulplab_{func}_fast64_tables(1 or 0) sets it (the proofs sweep both), -1
+   the processor's choice again; it returns the choice now in effect */
+static int ul_tables_by_permutes = -1;
+int ulplab_{func}_fast64_tables(int permutes) {{
+    if (permutes < 0) {{
+        __builtin_cpu_init();
+        permutes = __builtin_cpu_is("amd") != 0;
+    }}
+    __atomic_store_n(&ul_tables_by_permutes, permutes, __ATOMIC_RELAXED);
+    return permutes;
+}}
+static inline int ul_avx512_permutes(void) {{
+    const int p = __atomic_load_n(&ul_tables_by_permutes, __ATOMIC_RELAXED);
+    return p < 0 ? ulplab_{func}_fast64_tables(-1) : p;
+}}
+"""
+
+
+def avx512_entry(func: str) -> str:
+    """The first lines of ``ulplab_FUNC_fast64`` for a pass in ``AVX512_PATHS``: its signature,
+    then (in an avx512 build) the permute loop ``ul_FUNC_permutes`` where it is chosen; the
+    generic loop follows."""
+    return f"""
+void ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
+#ifdef __AVX512F__
+    if (ul_avx512_permutes()) {{
+        ul_{func}_permutes(x, y, n);
+        return;
+    }}
+#endif
+"""
 
 
 def description(func: str, fma: bool) -> str:
@@ -177,5 +231,18 @@ def source_sha256(func: str) -> str:
     return hashlib.sha256(source(func).encode()).hexdigest()
 
 
-__all__ = ["COMMON", "FLOAT32_LANES", "FUNCTIONS", "ROUND_NORMAL", "ROUND_RANGE32", "description",
-           "module", "source", "source_sha256", "symbol"]
+__all__ = [
+    "AVX512_PATHS",
+    "COMMON",
+    "FLOAT32_LANES",
+    "FUNCTIONS",
+    "ROUND_NORMAL",
+    "ROUND_RANGE32",
+    "avx512_choice",
+    "avx512_entry",
+    "description",
+    "module",
+    "source",
+    "source_sha256",
+    "symbol",
+]

@@ -38,7 +38,9 @@ in [5.9e-8, 89] (|log x| >= -log(1 - 2^-24) for x != 1, below 88.73 for x < 2^12
 mask fewer a lane, 0.77 -> 0.68 ns per element (AVX-512 build) and 1.33 -> 1.18 (avx2), the
 pass alone as above.
 
-**The avx512 build** (``AVX512``, since 2026-11-26, night) reads no table by a gather: it
+**The avx512 build holds a second loop** (``AVX512``, since 2026-11-26, night) that reads no
+table by a gather, run on AMD processors, whose gathers are slow (``fast64.AVX512_PATHS``: on
+the 16-core Intel Xeon it was no faster, and gcc's loop with gathers runs there). It
 computes the same way with 2^5 = 32 subintervals (``AVX512_BITS``: width 2^-6 below 1, 2^-5
 above; ``tables.log_tables(5)``, the same construction) whose two tables of 32 float64s lie
 in four AVX-512 registers each and are read by two permutes and a blend, and so with the
@@ -64,7 +66,7 @@ slow; unrolled twice it took the same 0.46.
 
 from __future__ import annotations
 
-from ulplab.export.fast64 import ROUND_NORMAL
+from ulplab.export.fast64 import ROUND_NORMAL, avx512_choice, avx512_entry
 from ulplab.export.fast64.tables import (
     LOG_TABLE_BITS,
     horner,
@@ -107,26 +109,69 @@ AVX512_TAYLOR = log1p_taylor(8)
 (-1)^(i+1)/i, i = 2..8."""
 
 
-AVX512 = f"""
-/* the avx512 build (ulplab.export.fast64.log: AVX512_BITS, AVX512_TAYLOR and the analysis):
-   8 inputs at a time (the last n mod 8 under a mask: the lanes past n read as 0 and not
-   stored); tables of 32 subintervals, not 256, read by permutes of registers (vpermt2pd: 16
-   entries of two registers, then a blend on bit 4 of the index) instead of gathers, and so a
-   polynomial of degree 8, not 5; otherwise the generic loop's steps: the same reduction (5
-   index bits), r = z invc - 1, Horner's scheme, k ln2 + logc, and ul_round_normal_or_flag's
-   midpoint test on the low 32 bits */
-void ulplab_log_fast64(const float *restrict x, float *restrict y, long n) {{
-    const __m512d invc[4] = {{_mm512_loadu_pd(ul_log5_invc), _mm512_loadu_pd(ul_log5_invc + 8),
+AVX512_HEAD = """\
+    const __m512d invc[4] = {_mm512_loadu_pd(ul_log5_invc), _mm512_loadu_pd(ul_log5_invc + 8),
                              _mm512_loadu_pd(ul_log5_invc + 16),
-                             _mm512_loadu_pd(ul_log5_invc + 24)}};
-    const __m512d logc[4] = {{_mm512_loadu_pd(ul_log5_logc), _mm512_loadu_pd(ul_log5_logc + 8),
+                             _mm512_loadu_pd(ul_log5_invc + 24)};
+    const __m512d logc[4] = {_mm512_loadu_pd(ul_log5_logc), _mm512_loadu_pd(ul_log5_logc + 8),
                              _mm512_loadu_pd(ul_log5_logc + 16),
-                             _mm512_loadu_pd(ul_log5_logc + 24)}};
-    for (long i = 0; i < n; i += 8) {{
+                             _mm512_loadu_pd(ul_log5_logc + 24)};
+    for (long i = 0; i < n; i += 8) {
         const long left = n - i;
         const __mmask8 keep = left >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << left) - 1u);
         const __m256i ux = left >= 8 ? _mm256_loadu_si256((const __m256i *)(x + i))
                                      : _mm256_maskz_loadu_epi32(keep, x + i);
+"""
+"""The C of the permute loops of log's family (log, log2, log1p) up to x's bits ``ux``: the
+32-entry tables in four registers each, then the loop head, 8 inputs at a time and the last
+n mod 8 under a mask (``keep``)."""
+
+AVX512_LOOKUP = """\
+        const __m512d ic = _mm512_mask_blend_pd(upper,
+                                                _mm512_permutex2var_pd(invc[0], idx, invc[1]),
+                                                _mm512_permutex2var_pd(invc[2], idx, invc[3]));
+        const __m512d lc = _mm512_mask_blend_pd(upper,
+                                                _mm512_permutex2var_pd(logc[0], idx, logc[1]),
+                                                _mm512_permutex2var_pd(logc[2], idx, logc[3]));
+"""
+"""The C of the table reads of those loops: invc and logc of subinterval ``idx`` (64-bit lanes,
+its low 4 bits by the permutes, bit 4 in the mask ``upper``)."""
+
+
+def avx512_midpoint(err: int) -> str:
+    """The C of ``ul_round_normal_or_flag``'s midpoint test on the float64 lanes ``v`` within
+    ``err`` units (``ok``: neither ``bad`` nor near a midpoint)."""
+    return f"""\
+        const __m256i near = _mm256_add_epi32(
+            _mm256_and_si256(_mm512_cvtepi64_epi32(_mm512_castpd_si512(v)),
+                             _mm256_set1_epi32(0x1FFFFFFF)),
+            _mm256_set1_epi32((int)({err}u - 0x10000000u)));
+        const __mmask8 ok = _mm256_mask_cmpgt_epu32_mask((__mmask8)~bad, near,
+                                                          _mm256_set1_epi32(2 * {err}));
+"""
+
+
+AVX512_STORE = """\
+        if (left >= 8) _mm256_storeu_si256((__m256i *)(y + i), b);
+        else _mm256_mask_storeu_epi32(y + i, keep, b);
+    }
+}
+"""
+"""The C that ends the permute loops (log's family and softplus's): the results ``b`` stored,
+the last n mod 8 under the mask ``keep``."""
+
+
+AVX512 = f"""
+/* the avx512 build's permute loop, where ul_avx512_permutes() chooses it
+   (ulplab.export.fast64.log: AVX512_BITS, AVX512_TAYLOR and the analysis): 8 inputs at a
+   time (the last n mod 8 under a mask: the lanes past n read as 0 and not stored); tables of
+   32 subintervals, not 256, read by permutes of registers (vpermt2pd: 16 entries of two
+   registers, then a blend on bit 4 of the index) instead of gathers, and so a polynomial of
+   degree 8, not 5; otherwise the generic loop's steps: the same reduction (5 index bits),
+   r = z invc - 1, Horner's scheme, k ln2 + logc, and ul_round_normal_or_flag's midpoint test
+   on the low 32 bits */
+static void ul_log_permutes(const float *restrict x, float *restrict y, long n) {{
+{AVX512_HEAD}\
         /* the generic loop's `bad`: ux - 0x00800000 >= 0x7F000000, unsigned */
         const __mmask8 bad = _mm256_cmpge_epu32_mask(
             _mm256_sub_epi32(ux, _mm256_set1_epi32(0x00800000)), _mm256_set1_epi32(0x7F000000));
@@ -138,34 +183,22 @@ void ulplab_log_fast64(const float *restrict x, float *restrict y, long n) {{
             ux, _mm256_and_si256(tmp, _mm256_set1_epi32((int)0xFF800000u)))));
         const __m512d kd = _mm512_cvtepi32_pd(k);
         const __mmask8 upper = _mm512_test_epi64_mask(idx, _mm512_set1_epi64(16));
-        const __m512d ic = _mm512_mask_blend_pd(upper,
-                                                _mm512_permutex2var_pd(invc[0], idx, invc[1]),
-                                                _mm512_permutex2var_pd(invc[2], idx, invc[3]));
-        const __m512d lc = _mm512_mask_blend_pd(upper,
-                                                _mm512_permutex2var_pd(logc[0], idx, logc[1]),
-                                                _mm512_permutex2var_pd(logc[2], idx, logc[3]));
+{AVX512_LOOKUP}\
         const __m512d r = _mm512_fmadd_pd(z, ic, _mm512_set1_pd(-1.0));
         const __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(r, r), {horner512("r", AVX512_TAYLOR)}, r);
         const __m512d v = _mm512_add_pd(_mm512_fmadd_pd(kd, _mm512_set1_pd(UL_LN2), lc), p);
         /* the midpoint test: the low 32 bits of v (vpmovqd) */
-        const __m256i near = _mm256_add_epi32(
-            _mm256_and_si256(_mm512_cvtepi64_epi32(_mm512_castpd_si512(v)),
-                             _mm256_set1_epi32(0x1FFFFFFF)),
-            _mm256_set1_epi32((int)({ERR}u - 0x10000000u)));
-        const __mmask8 ok = _mm256_mask_cmpgt_epu32_mask((__mmask8)~bad, near,
-                                                          _mm256_set1_epi32(2 * {ERR}));
+{avx512_midpoint(ERR)}\
         const __m256i b = _mm256_mask_blend_epi32(ok, _mm256_set1_epi32(0x7FC00001),
                                                   _mm256_castps_si256(_mm512_cvtpd_ps(v)));
-        if (left >= 8) _mm256_storeu_si256((__m256i *)(y + i), b);
-        else _mm256_mask_storeu_epi32(y + i, keep, b);
-    }}
-}}
+{AVX512_STORE}\
 """
 """The avx512 build's pass (compiled where the target has AVX-512F, in place of the generic
 loop)."""
 
-SOURCE = ROUND_NORMAL + "\n#ifdef __AVX512F__\n#include <immintrin.h>\n" + AVX512 + "#else\n" + f"""
-void ulplab_log_fast64(const float *restrict x, float *restrict y, long n) {{
+SOURCE = (ROUND_NORMAL + "\n#ifdef __AVX512F__\n#include <immintrin.h>\n"
+          + avx512_choice("log") + AVX512 + "#endif\n"
+          + avx512_entry("log")) + f"""\
     for (long i = 0; i < n; i++) {{
         uint32_t ux;
         memcpy(&ux, x + i, 4);
@@ -182,7 +215,6 @@ void ulplab_log_fast64(const float *restrict x, float *restrict y, long n) {{
         memcpy(y + i, &b, 4);
     }}
 }}
-#endif
 """
 
 

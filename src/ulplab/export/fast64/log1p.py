@@ -58,7 +58,8 @@ script: avx512 build 0.69-0.70 (both input sets; log 0.53), avx2 build 1.33 (log
 the runner's float32 first pass took about 3.1. The loop vectorizes with 64-byte vectors
 (avx512 build), 32-byte (avx2) and 16-byte (portable).
 
-**The avx512 build** (``AVX512``, since 2026-11-26, night) is written for AVX-512 registers:
+**The avx512 build's second loop** (``AVX512``, since 2026-11-26, night; run on AMD
+processors, ``fast64.AVX512_PATHS``) is written for AVX-512 registers:
 the steps above with log's avx512 tables of 32 subintervals (read by permutes of registers,
 not gathers; invc still of 21 significant bits, so a x and a - 1 stay as above) and its
 degree-8 polynomial (``ulplab.export.fast64.log``: ``AVX512_BITS``, ``AVX512_TAYLOR``). Case A
@@ -74,7 +75,7 @@ core).
 
 from __future__ import annotations
 
-from ulplab.export.fast64 import ROUND_NORMAL, log
+from ulplab.export.fast64 import ROUND_NORMAL, avx512_choice, avx512_entry, log
 from ulplab.export.fast64.log import BITS, TAYLOR
 from ulplab.export.fast64.tables import LOG_OFF, horner, horner512, ln2_nearest, log_tables
 
@@ -88,7 +89,8 @@ K_BIAS = 2048
 """Added to k before a logical shift (k = -24..128 here): no 64-bit arithmetic shift."""
 
 AVX512 = f"""
-/* the avx512 build (ulplab.export.fast64.log1p: the analysis): 8 inputs at a time (the last n
+/* the avx512 build's permute loop, where ul_avx512_permutes() chooses it
+   (ulplab.export.fast64.log1p: the analysis): 8 inputs at a time (the last n
    mod 8 under a mask: the lanes past n read as 0 and not stored); log's tables of 32
    subintervals, not 256, read by permutes of registers (vpermt2pd: 16 entries of two
    registers, then a blend on bit 4 of the index) instead of gathers, and log's avx512
@@ -96,18 +98,8 @@ AVX512 = f"""
    otherwise the generic loop's steps: the input tests, u = 1 + x, k and the index from u's
    bits, a = invc 2^-k, r = a x + (a - 1), Horner's scheme, k ln2 + logc + p, the midpoint
    test on the low 32 bits, x itself where |x| < 2^-25 */
-void ulplab_log1p_fast64(const float *restrict x, float *restrict y, long n) {{
-    const __m512d invc[4] = {{_mm512_loadu_pd(ul_log5_invc), _mm512_loadu_pd(ul_log5_invc + 8),
-                             _mm512_loadu_pd(ul_log5_invc + 16),
-                             _mm512_loadu_pd(ul_log5_invc + 24)}};
-    const __m512d logc[4] = {{_mm512_loadu_pd(ul_log5_logc), _mm512_loadu_pd(ul_log5_logc + 8),
-                             _mm512_loadu_pd(ul_log5_logc + 16),
-                             _mm512_loadu_pd(ul_log5_logc + 24)}};
-    for (long i = 0; i < n; i += 8) {{
-        const long left = n - i;
-        const __mmask8 keep = left >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << left) - 1u);
-        const __m256i ux = left >= 8 ? _mm256_loadu_si256((const __m256i *)(x + i))
-                                     : _mm256_maskz_loadu_epi32(keep, x + i);
+static void ul_log1p_permutes(const float *restrict x, float *restrict y, long n) {{
+{log.AVX512_HEAD}\
         /* the generic loop's `bad` and `tiny`, unsigned */
         const __mmask8 bad =
             _mm256_cmpge_epu32_mask(ux, _mm256_set1_epi32((int)0xBF800000u)) |
@@ -126,12 +118,7 @@ void ulplab_log1p_fast64(const float *restrict x, float *restrict y, long n) {{
                 _mm512_srli_epi64(_mm512_add_epi64(tmp, _mm512_set1_epi64({K_BIAS}ll << 52)),
                                   52))),
             _mm512_set1_pd({float(3 * 2**51 + K_BIAS).hex()}));
-        const __m512d ic = _mm512_mask_blend_pd(upper,
-                                                _mm512_permutex2var_pd(invc[0], idx, invc[1]),
-                                                _mm512_permutex2var_pd(invc[2], idx, invc[3]));
-        const __m512d lc = _mm512_mask_blend_pd(upper,
-                                                _mm512_permutex2var_pd(logc[0], idx, logc[1]),
-                                                _mm512_permutex2var_pd(logc[2], idx, logc[3]));
+{log.AVX512_LOOKUP}\
         const __m512d a = _mm512_castsi512_pd(_mm512_sub_epi64(
             _mm512_castpd_si512(ic),
             _mm512_and_si512(tmp, _mm512_set1_epi64((long long)0xFFF0000000000000ull))));
@@ -139,26 +126,19 @@ void ulplab_log1p_fast64(const float *restrict x, float *restrict y, long n) {{
         const __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(r, r),
                                           {horner512("r", log.AVX512_TAYLOR)}, r);
         const __m512d v = _mm512_add_pd(_mm512_fmadd_pd(kd, _mm512_set1_pd(UL_LN2), lc), p);
-        const __m256i near = _mm256_add_epi32(
-            _mm256_and_si256(_mm512_cvtepi64_epi32(_mm512_castpd_si512(v)),
-                             _mm256_set1_epi32(0x1FFFFFFF)),
-            _mm256_set1_epi32((int)({ERR}u - 0x10000000u)));
-        const __mmask8 ok = _mm256_mask_cmpgt_epu32_mask((__mmask8)~bad, near,
-                                                          _mm256_set1_epi32(2 * {ERR}));
+{log.avx512_midpoint(ERR)}\
         const __m256i b = _mm256_mask_blend_epi32(
             tiny, _mm256_mask_blend_epi32(ok, _mm256_set1_epi32(0x7FC00001),
                                           _mm256_castps_si256(_mm512_cvtpd_ps(v))), ux);
-        if (left >= 8) _mm256_storeu_si256((__m256i *)(y + i), b);
-        else _mm256_mask_storeu_epi32(y + i, keep, b);
-    }}
-}}
+{log.AVX512_STORE}\
 """
 """The avx512 build's pass (compiled where the target has AVX-512F, in place of the generic
 loop)."""
 
 
-SOURCE = ROUND_NORMAL + "\n#ifdef __AVX512F__\n#include <immintrin.h>\n" + AVX512 + "#else\n" + f"""
-void ulplab_log1p_fast64(const float *restrict x, float *restrict y, long n) {{
+SOURCE = (ROUND_NORMAL + "\n#ifdef __AVX512F__\n#include <immintrin.h>\n"
+          + avx512_choice("log1p") + AVX512 + "#endif\n"
+          + avx512_entry("log1p")) + f"""\
     for (long i = 0; i < n; i++) {{
         uint32_t ux;
         memcpy(&ux, x + i, 4);
@@ -187,7 +167,6 @@ void ulplab_log1p_fast64(const float *restrict x, float *restrict y, long n) {{
         memcpy(y + i, &res, 4);
     }}
 }}
-#endif
 """
 
 

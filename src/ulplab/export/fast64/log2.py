@@ -22,7 +22,8 @@ Flagged: NaN, zero, subnormal and negative inputs and +inf, by log's test on x's
 part in the rounding test (``ROUND_NORMAL``): for every other input y is +0 (x = 1, log2(1)) or
 |y| lies in [8.5e-8, 128] (|log2 x| >= -log2(1 - 2^-24) for x != 1), the normal float32 range.
 
-**The avx512 build** (``AVX512``, since 2026-11-26, night): log's avx512 pass (its 32-entry
+**The avx512 build's second loop** (``AVX512``, since 2026-11-26, night; run on AMD
+processors, ``fast64.AVX512_PATHS``): log's permute loop (its 32-entry
 tables read by permutes of registers, its degree-8 polynomial: ``ulplab.export.fast64.log``)
 with log2's last two FMAs, made from log's text (``AVX512_SWAPS``). The analysis above with
 log's avx512 bounds: where k = 0 and invc = 1 (z within 2^-6 below and 2^-5 above 1) the
@@ -37,7 +38,7 @@ VM (family 26, gcc 12).
 
 from __future__ import annotations
 
-from ulplab.export.fast64 import ROUND_NORMAL
+from ulplab.export.fast64 import ROUND_NORMAL, avx512_choice, avx512_entry
 from ulplab.export.fast64 import log as log_pass
 from ulplab.export.fast64.log import BITS, REDUCE, TAYLOR
 from ulplab.export.fast64.tables import horner, invln2_nearest, log_tables
@@ -46,13 +47,13 @@ ERR = 4096
 """The rounding test's bound, in units in the last place of the float64 result."""
 
 AVX512_SWAPS = [
-    ("/* the avx512 build (ulplab.export.fast64.log: AVX512_BITS, AVX512_TAYLOR and the analysis):",
-     "/* the avx512 build (ulplab.export.fast64.log2: log's with its last steps log2's):"),
-    ("   index bits), r = z invc - 1, Horner's scheme, k ln2 + logc, and "
-     "ul_round_normal_or_flag's\n   midpoint test on the low 32 bits */\n",
-     "   index bits), r = z invc - 1, Horner's scheme, k + logc/ln2 + p/ln2 (two FMAs), and\n"
+    ("   (ulplab.export.fast64.log: AVX512_BITS, AVX512_TAYLOR and the analysis): 8 inputs at a\n",
+     "   (ulplab.export.fast64.log2: log's with its last steps log2's): 8 inputs at a\n"),
+    ("   r = z invc - 1, Horner's scheme, k ln2 + logc, and ul_round_normal_or_flag's midpoint "
+     "test\n   on the low 32 bits */\n",
+     "   r = z invc - 1, Horner's scheme, k + logc/ln2 + p/ln2 (two FMAs), and\n"
      "   ul_round_normal_or_flag's midpoint test on the low 32 bits */\n"),
-    ("void ulplab_log_fast64(", "void ulplab_log2_fast64("),
+    ("static void ul_log_permutes(", "static void ul_log2_permutes("),
     ("        const __m512d v = _mm512_add_pd("
      "_mm512_fmadd_pd(kd, _mm512_set1_pd(UL_LN2), lc), p);\n",
      "        const __m512d v = _mm512_fmadd_pd(\n"
@@ -75,8 +76,9 @@ AVX512 = _swapped(log_pass.AVX512)
 """log2's avx512 build (compiled where the target has AVX-512F, in place of the generic loop):
 log's 32-entry tables read by permutes and its degree-8 polynomial."""
 
-SOURCE = ROUND_NORMAL + "\n#ifdef __AVX512F__\n#include <immintrin.h>\n" + AVX512 + "#else\n" + f"""
-void ulplab_log2_fast64(const float *restrict x, float *restrict y, long n) {{
+SOURCE = (ROUND_NORMAL + "\n#ifdef __AVX512F__\n#include <immintrin.h>\n"
+          + avx512_choice("log2") + AVX512 + "#endif\n"
+          + avx512_entry("log2")) + f"""\
     for (long i = 0; i < n; i++) {{
         uint32_t ux;
         memcpy(&ux, x + i, 4);
@@ -91,7 +93,6 @@ void ulplab_log2_fast64(const float *restrict x, float *restrict y, long n) {{
         memcpy(y + i, &b, 4);
     }}
 }}
-#endif
 """
 
 
