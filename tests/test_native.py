@@ -165,13 +165,17 @@ def test_det_methods_run_compiled_with_the_numpy_bits():
 
 @pytest.mark.parametrize("func", ["exp", "gelu", "expm1"])
 def test_the_driver_calls_the_first_pass_a_sub_chunk_at_a_time(func):
-    """The driver calls the first pass on ``SUBCHUNK`` inputs at a time (prefetching the next
-    chunk's inputs between the calls): with flags on both sides of every sub-chunk edge and a
-    short tail, the bits are the NumPy entry point's."""
+    """The driver calls the first pass on ``SUBCHUNK`` inputs at a time (``SUBCHUNK_AMD`` on an
+    AMD processor; prefetching the next chunk's inputs between the calls): with flags on both
+    sides of every sub-chunk edge of either size and a short tail, the bits are the NumPy entry
+    point's."""
     from ulplab.export import det_kernel
 
+    assert native.CHUNK % native.SUBCHUNK_AMD == 0 and native.SUBCHUNK_AMD % native.SUBCHUNK == 0
+    assert f"__builtin_cpu_is(\"amd\") ? {native.SUBCHUNK_AMD} : {native.SUBCHUNK}" in \
+        native.DRIVER
     rng = np.random.default_rng(5)
-    n = 3 * native.CHUNK + native.SUBCHUNK + 17
+    n = 3 * native.CHUNK + native.SUBCHUNK_AMD + 17
     x = rng.uniform(-120, 120, n).astype(np.float32)
     for edge in range(native.SUBCHUNK, n, native.SUBCHUNK):
         x[edge - 1: edge + 1] = np.float32(np.nan)  # flagged by every first pass

@@ -371,6 +371,16 @@ erf gain too, no prefetch / 128: gelu 1.81 / 1.73 and 2.57 / 2.53, erf 1.61 / 1.
 non-temporally was slower for tanh, sin and exp (within 2% either way for gelu and erf), and so
 was prefetching the output for writing."""
 
+SUBCHUNK_AMD = 512
+"""``SUBCHUNK`` on AMD processors (the driver asks ``__builtin_cpu_is("amd")`` once): on a 2-core
+AMD EPYC (CPU family 26, AVX-512 build, 2026-11-26), 2^24 inputs, one thread, ns an element
+into a fresh / a reused output, two alternating runs each, sub-chunks of 128 against 512: exp
+0.625-0.655 / 0.515-0.556 against 0.548-0.565 / 0.378-0.400, gelu 1.667-1.729 / 1.470-1.542
+against 1.620-1.703 / 1.374-1.453, erf 1.515-1.579 / 1.336-1.352 against 1.513-1.536 /
+1.273-1.296, log, sin, cos, tanh, sigmoid, silu and softplus within 2%. (Whole chunks of 2048:
+exp 0.378 into the reused output, the others as with 128.) The figures above for Intel's
+machines keep 128 there."""
+
 FLAG_BITS = FLAG_NAN_BITS
 """A flagged result, either sign (``ulplab.kernels.core``)."""
 
@@ -587,8 +597,26 @@ typedef void (*ul_kernel)(const float *restrict, float *restrict, long);
    vectorized test per block, a scalar gather only in a block that has one: the test per
    block alone, on every chunk, cost about 0.3 ns per element, a third of exp's float64 pass,
    on the AVX-512 machine). */
+#if defined(__x86_64__) || defined(__i386__)
+/* inputs per call of the first pass: {SUBCHUNK_AMD} on AMD processors, {SUBCHUNK} elsewhere
+   (SUBCHUNK and SUBCHUNK_AMD in ulplab.export.native have the figures) */
+static long ul_subchunk(void) {{
+    static int chosen = 0;
+    int s = __atomic_load_n(&chosen, __ATOMIC_RELAXED);
+    if (!s) {{
+        __builtin_cpu_init();
+        s = __builtin_cpu_is("amd") ? {SUBCHUNK_AMD} : {SUBCHUNK};
+        __atomic_store_n(&chosen, s, __ATOMIC_RELAXED);
+    }}
+    return s;
+}}
+#else
+static long ul_subchunk(void) {{ return {SUBCHUNK}; }}
+#endif
+
 void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kernel fast_k,
                   uint32_t below, ul_kernel fix_k) {{
+    const long sub = ul_subchunk();
     float xb[{CHUNK}], xf[{CHUNK}], yf[{CHUNK}];
     int32_t at[{CHUNK}];
     const int overlap = (const char *)out < (const char *)(x + n)
@@ -611,15 +639,15 @@ void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kerne
             if (top < below) k = fast_k;
         }}
         /* the next chunk's inputs are fetched into the cache while this one is computed,
-           {SUBCHUNK} at a time before each call of the first pass (a hint: no
+           `sub` at a time before each call of the first pass (a hint: no
            result depends on it, and the first passes are elementwise, so the calls give the
            bits of one call over the chunk); the hardware prefetchers alone left exp's float64
            pass waiting on memory, 1.9 ns per element on 2^24 inputs against 1.2 with it
            (AVX-512 Xeon, reused output, thread CPU time), and the whole next chunk at once
            (until 2026-11-26) cost 0.1 to 0.2 ns an element more than a sub-chunk at a time
            (SUBCHUNK in ulplab.export.native has the figures) */
-        for (long q = 0; q < m; q += {SUBCHUNK}) {{
-            const long qe = q + {SUBCHUNK} < m ? q + {SUBCHUNK} : m;
+        for (long q = 0; q < m; q += sub) {{
+            const long qe = q + sub < m ? q + sub : m;
             for (long j = s + {CHUNK} + q; j < s + {CHUNK} + qe && j < n; j += 16)
                 __builtin_prefetch(x + j);
             k(xs + q, ys + q, qe - q);
@@ -1307,7 +1335,7 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
 __all__ = ["CHUNK", "FAST64_FLAGS", "FIRST_PASSES", "GATHER_FLAG", "HUGE_PAGE",
            "LOOKUP_PADDED_FROM",
            "MIN_PER_THREAD", "MIN_PER_THREAD_LOOKUP", "POOL", "POOL_PIECES", "POOL_SPIN_NS",
-           "SUBCHUNK", "THREADS_ENV", "VARIANTS",
+           "SUBCHUNK", "SUBCHUNK_AMD", "THREADS_ENV", "VARIANTS",
            "array_function", "best_variant",
            "buffer_function", "build",
            "build_source", "cached_library", "check_first_pass",
