@@ -213,7 +213,7 @@ static inline uint32_t ul_exp_lanes32_x16(const float *x, float *y, __mmask16 ke
 #endif
 """
 """``LANES32`` for 16 lanes at a time in AVX-512 registers, compiled where the target has
-AVX-512F (the avx512 build; gcc vectorizes ``LANES32`` itself for the avx2 build): gcc reads the
+AVX-512F (the avx512 build; the avx2 build has ``LANES32_AVX2``): gcc reads the
 64-entry float32 tables with two 16-lane gathers, 32 loads per 16 elements, which held the
 loop at about 29 cycles per 16 elements; here they are permutes of registers. The pass alone,
 4,096 inputs in cache, one thread, this project's 2-core AVX-512 VM (gcc 12), ns per element,
@@ -286,7 +286,7 @@ static inline uint32_t ul_exp_lanes32_x8(const float *x, float *y, long left,
 #endif
 """
 """``LANES32`` for 8 lanes at a time in AVX2 registers, compiled where the target has AVX2 and
-not AVX-512F (the avx2 build): gcc vectorizes ``LANES32`` with two 8-lane gathers of the
+not AVX-512F (the avx2 build): gcc vectorized ``LANES32`` with two 8-lane gathers of the
 64-entry tables; here 2^(j/64) is the product of two 8-entry pairs read by permutes of
 registers (``tables.exp_pairs32_split``; the analysis above). The whole pass (both
 evaluations), 2^16 inputs in cache through a Python call, one thread, a 2-core AMD EPYC VM
