@@ -461,6 +461,11 @@ def test_unknown_names_are_usage_errors():
         fast64.source("softmax")
     with pytest.raises(UsageError, match="unknown first pass 'float16'"):
         native.kernel("exp", first_pass="float16")
+    # the choice of an avx512 loop: only for the two-loop passes, on avx512, -1, 0 or 1
+    for args in (("exp", "avx512", 1), ("log", "avx2", 1), ("log", "avx512", 2),
+                 ("log", "avx512", True), ("log", "avx512", "1"), ("nope", "avx512", 0)):
+        with pytest.raises(UsageError, match="no choice of tables"):
+            native.set_fast64_tables(*args)
 
 
 def test_the_registry_holds_a_proof_for_the_pass_as_it_is_now():
@@ -746,6 +751,17 @@ def test_exp_lanes_read_their_tables_by_permutes(variant, permute, tmp_path):
     assert "vgatherdps" not in text
 
 
+def lanes_inputs(func: str, seed: int, hard: int, each: int) -> np.ndarray:
+    """Inputs for the float32 lanes' tests: ``hard`` hard cases, then ``each`` random bit
+    patterns and ``each`` uniform inputs a little beyond the lanes' ordinary range."""
+    rng = np.random.default_rng(seed)
+    lo, hi = LANES[func][1]
+    return np.concatenate([hard_cases(hard),
+                           rng.integers(0, 1 << 32, each, dtype=np.uint64)
+                           .astype(np.uint32).view(np.float32),
+                           rng.uniform(lo - 3, hi + 3, each).astype(np.float32)])
+
+
 def lanes32_x16(func: str = "exp"):
     """``func``'s AVX-512 float32 lanes (its ``LANES32_AVX512``) alone over n inputs, 16 at a
     time (the last block masked, as in the pass), writing the flagged count of each block to
@@ -793,12 +809,7 @@ def test_exp_avx512_lanes_are_the_generic_lanes_bit_for_bit(func):
     and written under a mask (nothing past it is touched)."""
     runnable("avx512")
     generic, x16 = lanes32("avx512", func), lanes32_x16(func)
-    rng = np.random.default_rng(11)
-    lo, hi = LANES[func][1]
-    x = np.concatenate([hard_cases(1 << 16),
-                        rng.integers(0, 1 << 32, 1 << 18, dtype=np.uint64)
-                        .astype(np.uint32).view(np.float32),
-                        rng.uniform(lo - 3, hi + 3, 1 << 18).astype(np.float32)])
+    x = lanes_inputs(func, 11, 1 << 16, 1 << 18)
     want = np.empty_like(x)
     generic(x.ctypes.data, want.ctypes.data, x.size)
     flagged = want.view(np.uint32) == FLAG_NAN
@@ -864,12 +875,7 @@ def test_exp_avx2_lanes_mask_their_tail_and_count_their_flags(func):
     and what the lanes write does not depend on where the tail starts), and each block's count
     is the flags it wrote."""
     runnable("avx2")
-    rng = np.random.default_rng(12)
-    lo, hi = LANES[func][1]
-    x = np.concatenate([hard_cases(1 << 12),
-                        rng.integers(0, 1 << 32, 1 << 12, dtype=np.uint64)
-                        .astype(np.uint32).view(np.float32),
-                        rng.uniform(lo - 3, hi + 3, 1 << 12).astype(np.float32)])
+    x = lanes_inputs(func, 12, 1 << 12, 1 << 12)
     want, _ = run_x8(func, x)
     flagged = want.view(np.uint32) == FLAG_NAN
     assert 0.001 < flagged.mean() < 0.9

@@ -1028,15 +1028,21 @@ def fast64_flags(variant: str) -> tuple[str, ...]:
     return flags
 
 
-@cache
-def _fast64(func: str, variant: str) -> Callable[..., None]:
-    """The C function of ``func``'s float64 first pass (``ulplab.export.fast64``), built with
-    ``FAST64_FLAGS``."""
+def _fast64_library(func: str, variant: str) -> Path:
+    """The shared library of ``func``'s float64 first pass (``ulplab.export.fast64``), built
+    with ``fast64_flags``."""
     from ulplab.export import fast64
 
-    return buffer_function(library(f"{func}_fast64", variant, lambda: fast64.source(func),
-                             extra_flags=fast64_flags(variant)),
-                     fast64.symbol(func))
+    return library(f"{func}_fast64", variant, lambda: fast64.source(func),
+                   extra_flags=fast64_flags(variant))
+
+
+@cache
+def _fast64(func: str, variant: str) -> Callable[..., None]:
+    """The C function of ``func``'s float64 first pass."""
+    from ulplab.export import fast64
+
+    return buffer_function(_fast64_library(func, variant), fast64.symbol(func))
 
 
 def set_fast64_tables(func: str, variant: str, permutes: int) -> int:
@@ -1047,12 +1053,11 @@ def set_fast64_tables(func: str, variant: str, permutes: int) -> int:
     (both are proved); the proofs and tests sweep both."""
     from ulplab.export import fast64
 
-    if func not in fast64.AVX512_PATHS or variant != "avx512" or permutes not in (-1, 0, 1):
+    if (func not in fast64.AVX512_PATHS or variant != "avx512" or type(permutes) is not int
+            or permutes not in (-1, 0, 1)):
         raise UsageError(f"no choice of tables for {func!r} ({variant}, {permutes!r}); "
                          f"valid: {', '.join(fast64.AVX512_PATHS)} on avx512, -1, 0 or 1")
-    path = library(f"{func}_fast64", variant, lambda: fast64.source(func),
-                   extra_flags=fast64_flags(variant))
-    fn = getattr(ctypes.CDLL(str(path)), f"ulplab_{func}_fast64_tables")
+    fn = getattr(ctypes.CDLL(str(_fast64_library(func, variant))), f"ulplab_{func}_fast64_tables")
     fn.argtypes = [ctypes.c_int]
     fn.restype = ctypes.c_int
     return int(fn(permutes))

@@ -33,6 +33,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
+from ulplab.export.fast64.tables import simd_horner
+
 GUARD = ("defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)"
          " && !defined(UL_GENERIC_ONLY)")
 """The preprocessor condition under which a pass compiles its AVX2 step (``UL_AVX2_ROWS``);
@@ -104,13 +106,8 @@ void ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
 
 
 def horner(var: str, coefficients: Sequence[Fraction | float]) -> str:
-    """``tables.horner`` on four float64 lanes: the same FMAs in the same order, the
-    coefficients rounded to nearest float64."""
-    hexes = [float(c).hex() for c in coefficients]
-    text = f"_mm256_set1_pd({hexes[-1]})"
-    for h in reversed(hexes[:-1]):
-        text = f"_mm256_fmadd_pd({var}, {text}, _mm256_set1_pd({h}))"
-    return text
+    """``tables.simd_horner`` on four float64 lanes (AVX2)."""
+    return simd_horner(var, coefficients, 256)
 
 
 def rows_horner(c: str, var: str, degree: int) -> str:

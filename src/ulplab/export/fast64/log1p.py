@@ -132,8 +132,8 @@ static void ul_log1p_permutes(const float *restrict x, float *restrict y, long n
                                           _mm256_castps_si256(_mm512_cvtpd_ps(v))), ux);
 {log.AVX512_STORE}\
 """
-"""The avx512 build's pass (compiled where the target has AVX-512F, in place of the generic
-loop)."""
+"""The avx512 build's permute loop (compiled where the target has AVX-512F, beside the generic
+loop, and run where ``fast64.avx512_choice`` chooses it)."""
 
 
 SOURCE = (ROUND_NORMAL + "\n#ifdef __AVX512F__\n#include <immintrin.h>\n"

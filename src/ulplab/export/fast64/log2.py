@@ -73,8 +73,8 @@ def _swapped(text: str) -> str:
 
 
 AVX512 = _swapped(log_pass.AVX512)
-"""log2's avx512 build (compiled where the target has AVX-512F, in place of the generic loop):
-log's 32-entry tables read by permutes and its degree-8 polynomial."""
+"""log2's avx512 permute loop (beside the generic loop, run where ``fast64.avx512_choice``
+chooses it): log's 32-entry tables read by permutes and its degree-8 polynomial."""
 
 SOURCE = (ROUND_NORMAL + "\n#ifdef __AVX512F__\n#include <immintrin.h>\n"
           + avx512_choice("log2") + AVX512 + "#endif\n"

@@ -152,15 +152,12 @@ static void ul_softplus_permutes(const float *restrict x, float *restrict y, lon
         const __m512i tmp = _mm512_sub_epi64(_mm512_castpd_si512(u1),
                                              _mm512_set1_epi64(0x{LOG_OFF:016X}ll));
         const __m512i idx = _mm512_srli_epi64(tmp, {52 - log.AVX512_BITS});
-        const __mmask8 up = _mm512_test_epi64_mask(idx, _mm512_set1_epi64(16));
+        const __mmask8 upper = _mm512_test_epi64_mask(idx, _mm512_set1_epi64(16));
         const __mmask8 k1 = _mm512_test_epi64_mask(tmp, _mm512_set1_epi64(1ll << 52));
         const __m512d z = _mm512_castsi512_pd(_mm512_sub_epi64(
             _mm512_castpd_si512(u1),
             _mm512_and_si512(tmp, _mm512_set1_epi64((long long)0xFFF0000000000000ull))));
-        const __m512d ic = _mm512_mask_blend_pd(up, _mm512_permutex2var_pd(invc[0], idx, invc[1]),
-                                                _mm512_permutex2var_pd(invc[2], idx, invc[3]));
-        const __m512d lc = _mm512_mask_blend_pd(up, _mm512_permutex2var_pd(logc[0], idx, logc[1]),
-                                                _mm512_permutex2var_pd(logc[2], idx, logc[3]));
+{log.AVX512_LOOKUP}\
         const __m512d rl = _mm512_fmadd_pd(z, ic, _mm512_set1_pd(-1.0));
         const __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(rl, rl),
                                           {horner512("rl", log.AVX512_TAYLOR)}, rl);

@@ -40,14 +40,27 @@ def horner(var: str, coefficients: Sequence[Fraction | float], fma: str = "UL_FM
     return text
 
 
-def horner512(var: str, coefficients: Sequence[Fraction | float]) -> str:
-    """``horner`` on eight float64 lanes of an AVX-512 register (intrinsics): the same FMAs in
-    the same order, the coefficients rounded to the nearest float64."""
+def simd_horner(var: str, coefficients: Sequence[Fraction | float], width: int) -> str:
+    """``horner`` on the float64 lanes of a ``width``-bit register (256: AVX2, 512: AVX-512;
+    intrinsics): the same FMAs in the same order, the coefficients rounded to the nearest
+    float64."""
+    mm = {256: "_mm256", 512: "_mm512"}[width]
     hexes = [float(c).hex() for c in coefficients]
-    text = f"_mm512_set1_pd({hexes[-1]})"
+    text = f"{mm}_set1_pd({hexes[-1]})"
     for h in reversed(hexes[:-1]):
-        text = f"_mm512_fmadd_pd({var}, {text}, _mm512_set1_pd({h}))"
+        text = f"{mm}_fmadd_pd({var}, {text}, {mm}_set1_pd({h}))"
     return text
+
+
+def horner512(var: str, coefficients: Sequence[Fraction | float]) -> str:
+    """``simd_horner`` on eight float64 lanes (AVX-512)."""
+    return simd_horner(var, coefficients, 512)
+
+
+def _pair32(v: mpmath.mpf) -> tuple[float, float]:
+    """``v`` rounded to the nearest float32 (hi), and the rest rounded to the nearest float32."""
+    hi = _nearest(v, 24)
+    return hi, _nearest(v - mpmath.mpf(hi), 24)
 
 
 def log1p_taylor(degree: int) -> list[Fraction]:
@@ -99,11 +112,8 @@ def exp_table32() -> str:
     ``UL_LN2_64_F_OVER`` = by how much that float32 exceeds ln2/64, rounded to nearest
     (|error| <= 2^-59)."""
     with mpmath.workprec(200):
-        hi, lo = [], []
-        for j in range(1 << EXP_TABLE_BITS):
-            t = mpmath.mpf(2) ** (mpmath.mpf(j) / (1 << EXP_TABLE_BITS))
-            hi.append(_nearest(t, 24))
-            lo.append(_nearest(t - mpmath.mpf(hi[-1]), 24))
+        hi, lo = zip(*(_pair32(mpmath.mpf(2) ** (mpmath.mpf(j) / (1 << EXP_TABLE_BITS)))
+                       for j in range(1 << EXP_TABLE_BITS)), strict=True)
         ln2_64 = mpmath.log(2) / (1 << EXP_TABLE_BITS)
         l1 = _nearest(ln2_64, 24)
         nl2 = _nearest(mpmath.mpf(l1) - ln2_64, 24)
@@ -112,7 +122,7 @@ def exp_table32() -> str:
     def const(name: str, value: float) -> str:
         return f"static const float {name} = {value.hex()}f;\n"
 
-    return (c_array("ul_exp32_hi", hi, "float") + c_array("ul_exp32_lo", lo, "float")
+    return (c_array("ul_exp32_hi", list(hi), "float") + c_array("ul_exp32_lo", list(lo), "float")
             + const("UL_64_LN2_F", c) + const("UL_LN2_64_F", l1)
             + const("UL_LN2_64_F_OVER", nl2))
 
@@ -129,12 +139,8 @@ def exp_pairs32_split() -> tuple[tuple[float, ...], ...]:
     with mpmath.workprec(200):
         out: list[tuple[float, ...]] = []
         for den in (8, 64):
-            hi, lo = [], []
-            for i in range(1 << EXP_SPLIT):
-                t = mpmath.mpf(2) ** (mpmath.mpf(i) / den)
-                hi.append(_nearest(t, 24))
-                lo.append(_nearest(t - mpmath.mpf(hi[-1]), 24))
-            out += [tuple(hi), tuple(lo)]
+            out += zip(*(_pair32(mpmath.mpf(2) ** (mpmath.mpf(i) / den))
+                         for i in range(1 << EXP_SPLIT)), strict=True)
     return tuple(out)
 
 
@@ -304,4 +310,5 @@ __all__ = [
     "log_tables",
     "piecewise_horner",
     "piecewise_table",
+    "simd_horner",
 ]
