@@ -116,6 +116,15 @@ NUMPY = {
 NUMPY["gelu_tanh"] = NUMPY["gelu"]
 
 
+
+def permute_loop(func: str, variant: str) -> bool:
+    """Whether ``func``'s pass runs its avx512 build's loop that reads the tables by permutes on
+    this processor (``fast64.AVX512_PATHS``: chosen by the vendor)."""
+    from ulplab.export import fast64, native
+
+    return (variant == "avx512" and func in fast64.AVX512_PATHS
+            and native.set_fast64_tables(func, variant, -1) == 1)
+
 def glibc_kernels(flags: list[str], cc: str) -> ctypes.CDLL:
     src = ["#include <math.h>"]
     for name, expr in GLIBC.items():
@@ -325,7 +334,8 @@ def main() -> None:
               f"{t['det'] / t['det_T']:5.2f} {torch_scaling}", flush=True)
         record["functions"][func] = {
             "seconds": t, "melem_per_s": {k: n / v / 1e6 for k, v in t.items()},
-            "first_pass": fast64.description(func, "fma" in native.VARIANTS[variant][1])
+            "first_pass": fast64.description(func, "fma" in native.VARIANTS[variant][1],
+                                             permute_loop(func, variant))
             if func in fast64.FUNCTIONS else (
                 "float32" if registry.get(func).first_pass else "fast rounding mode"),
             "det_over_numpy": None if t_np is None else t["det"] / t_np,
@@ -392,7 +402,8 @@ def overhead(func: str, runs: int) -> list[dict[str, float | int]]:
     peer = NUMPY.get(func)  # None for erf: NumPy has none; its columns print as "-"
     ufunc = peer if isinstance(peer, np.ufunc) else None
     fma = "fma" in native.VARIANTS[native.best_variant()][1]
-    label = fast64.description(func, fma) if func in fast64.FUNCTIONS else "float32"
+    label = (fast64.description(func, fma, permute_loop(func, native.best_variant()))
+             if func in fast64.FUNCTIONS else "float32")
     print(f"{func}: ns per element (thread CPU time) on one thread, fresh output / reused "
           f"output (out=); first pass: {label}")
     print(f"{'n':>9} {'det':>6} {'det out':>7} {'pass':>6} {'pass out':>8} {'numpy':>6} "

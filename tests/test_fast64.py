@@ -325,9 +325,10 @@ def test_log_error_bound_leaves_the_rounding_test_a_margin():
 
 
 def test_log_avx512_error_bound_leaves_the_rounding_test_a_margin():
-    """The terms of the analysis of log's avx512 build (32 subintervals, degree 8) from its
-    tables: away from the subintervals next to 1, |r| < 2^-6.06 and |logc| <= 1.51 |log x|
-    where k = 0; next to 1, |r| <= 2^-6 below and < 2^-5 above; the truncation bound of the
+    """The terms of the analysis of log's float64 permute loop (32 subintervals, degree 8: what
+    log2's, log1p's and softplus's avx512 builds run on AMD processors) from its tables: away
+    from the subintervals next to 1, |r| < 2^-6.06 and |logc| <= 1.51 |log x| where k = 0;
+    next to 1, |r| <= 2^-6 below and < 2^-5 above; the truncation bound of the
     degree-8 polynomial on |r| < 2^-5, with the roundings, is below 2^-43.09, 4.2 times below
     ERR units of 2^-53."""
     from ulplab.export.fast64 import log
@@ -354,6 +355,111 @@ def test_log_avx512_error_bound_leaves_the_rounding_test_a_margin():
     truncation = r**8 / 9 / (1 - r) / (1 - r / 2)
     assert np.log2(truncation + 2.0**-52.9) < -43.09
     assert 4.2 * (truncation + 2.0**-52.9) * 2.0**53 < log.ERR
+
+
+def test_log_float32_tables_make_r_and_hi_exact():
+    """The tables of log's float32 lanes (``tables.log_pairs32``): for every float32 z of
+    [0.6875, 1.375), z invc - 1 is a float32 (so the lanes' one fmaf is exact) within the
+    subinterval's |r|max (< 2^-5.6 away from 1); each lh is a multiple of 2^-16 and |ll| <=
+    2^-17 with lh + ll within 2^-42 of -log(invc); L1 is a multiple of 2^-16 and k L1 + lh a
+    float32 for every k of a normal input (-126..128), so hi is exact; L1 + L2 is ln2 within
+    2^-44."""
+    invc, lh, ll, l1, l2 = tables.log_pairs32()
+    assert len(invc) == len(lh) == len(ll) == 32
+    lo_bits, hi_bits = (int(np.float32(v).view(np.uint32)) for v in (0.6875, 1.375))
+    u = np.arange(lo_bits, hi_bits, dtype=np.uint32)
+    z = u.view(np.float32).astype(np.float64)
+    i = (u - np.uint32(lo_bits)) >> np.uint32(18)
+    r = z * np.array(invc)[i] - 1  # exact in float64: 24 + 7 bits
+    assert np.array_equal(r.astype(np.float32).astype(np.float64), r)
+    rmax = np.array([tables.log_invc32(j)[2] for j in range(32)])
+    assert (np.abs(r) <= rmax[i]).all() and np.abs(r).max() == rmax.max()
+    assert np.log2(max(m for j, m in enumerate(rmax) if invc[j] != 1.0)) < -5.6
+    assert (Fraction(l1) * 2**16).denominator == 1
+    with mpmath.workprec(200):
+        assert abs(mpmath.mpf(l1) + mpmath.mpf(l2) - mpmath.log(2)) < mpmath.mpf(2) ** -44
+        for c, h, lw in zip(invc, lh, ll, strict=True):
+            assert (Fraction(h) * 2**16).denominator == 1 and abs(lw) <= 2.0**-17
+            err = abs(mpmath.mpf(h) + mpmath.mpf(lw) + mpmath.log(mpmath.mpf(c)))
+            assert err <= mpmath.mpf(2) ** -42
+            for k in range(-126, 129):
+                assert float(np.float32(k * l1 + h)) == k * l1 + h
+
+
+def test_log_float32_lanes_error_bound_leaves_the_rounding_test_a_margin():
+    """The bound of log's float32 lanes (``log.lanes32_bound``: 2^-32.79 next to 1, 2^-33.34
+    elsewhere for k = 0, 2^-37.08 for k = +-1, 2^-37.99 for the other k) below the rounding
+    test's B: 2^-32 |log x| for k = 0 (a margin of 1.7), 2^-36 elsewhere (2.1); the test's
+    constants are those B's."""
+    from ulplab.export.fast64 import log
+
+    bound = log.lanes32_bound()
+    assert bound["near"][0] < -32.78 and bound["k0"][0] < -33.33
+    assert bound["k1"][0] < -37.07 and bound["k"][0] < -37.99
+    assert 1.7 * 2 ** max(bound["near"][0], bound["k0"][0]) < log.LANES32_BETA_K0
+    assert 2.1 * 2 ** max(bound["k1"][0], bound["k"][0]) < log.LANES32_BETA
+    source = fast64.source("log")
+    for beta in (log.LANES32_BETA, log.LANES32_BETA_K0):
+        assert f"_mm512_set1_epi32({log.lanes32_threshold(beta)})" in source
+    assert log.lanes32_threshold(2.0**-36) == 0x3F7FE000 - 0x3F800000 - (24 << 23)
+
+
+def log_lanes32_x16():
+    """log's float32 lanes (``log.LANES32_AVX512``) alone over n inputs, 16 at a time (the last
+    block masked), writing the mask of the lanes each block flagged to `count`; avx512."""
+    from ulplab.export.fast64 import log
+
+    src = (fast64.COMMON + log.tables() + "#include <immintrin.h>\n" + log.LANES32_AVX512
+           + "void ul_lanes(const float *restrict x, float *restrict y, long n,\n"
+           "              uint32_t *restrict count) {\n"
+           "    const __m512 t[6] = {\n"
+           "        _mm512_loadu_ps(ul_log32_invc), _mm512_loadu_ps(ul_log32_invc + 16),\n"
+           "        _mm512_loadu_ps(ul_log32_lh), _mm512_loadu_ps(ul_log32_lh + 16),\n"
+           "        _mm512_loadu_ps(ul_log32_ll), _mm512_loadu_ps(ul_log32_ll + 16)};\n"
+           "    for (long i = 0; i < n; i += 16) {\n"
+           "        const long left = n - i;\n"
+           "        const __mmask16 keep = left >= 16 ? (__mmask16)0xFFFF\n"
+           "                                          : (__mmask16)((1u << left) - 1u);\n"
+           "        count[i / 16] = ul_log_lanes32_x16(x + i, y + i, keep, t);\n"
+           "    }\n}\n")
+    return lanes_function("log_lanes32_x16_test", src, "avx512")
+
+
+def run_log_x16(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(what ``log_lanes32_x16`` writes, the flag masks of its blocks) on ``x``."""
+    got = np.empty_like(x)
+    masks = np.zeros((x.size + 15) // 16, dtype=np.uint32)
+    log_lanes32_x16()(x.ctypes.data, got.ctypes.data, x.size, masks.ctypes.data)
+    return got, masks
+
+
+def test_log_float32_lanes_keep_correct_results_and_flag_few():
+    """What log's float32 lanes keep is the entry point's result (hard cases, random bit
+    patterns, log-uniform inputs); they flag every input that is not a positive normal
+    number; and a share of ordinary inputs set by the rounding test's B: measured on 2^24
+    inputs, 5.3e-4 of log-uniform [1e-30, 1e30] (B = 2^-36 |log x|: k != 0 almost everywhere)
+    and 3.9e-3 of uniform [0.5, 2] (half of it k = 0, B = 2^-32): a less accurate evaluation
+    flags more, a wrong test fewer; each block returns the mask of the lanes it flagged."""
+    runnable("avx512")
+    rng = np.random.default_rng(19)
+    for x, (fewest, most) in ((np.exp(rng.uniform(-69, 69, 1 << 20)), (4.5e-4, 6.5e-4)),
+                              (rng.uniform(0.5, 2, 1 << 20), (3.3e-3, 4.5e-3))):
+        x = x.astype(np.float32)
+        got, masks = run_log_x16(x)
+        flagged = got.view(np.uint32) == FLAG_NAN
+        assert fewest < flagged.mean() < most, flagged.mean()
+        assert np.array_equal(masks, flag_masks(flagged, 16))
+        want = one_pass("log", x)
+        assert np.array_equal(got.view(np.uint32)[~flagged], want.view(np.uint32)[~flagged])
+    x = np.concatenate([hard_cases(1 << 16), rng.integers(0, 1 << 32, 1 << 18, dtype=np.uint64)
+                        .astype(np.uint32).view(np.float32)])
+    got, _ = run_log_x16(x)
+    flagged = got.view(np.uint32) == FLAG_NAN
+    want = one_pass("log", x)
+    assert np.array_equal(got.view(np.uint32)[~flagged], want.view(np.uint32)[~flagged]), \
+        show(x[~flagged], got[~flagged], want[~flagged])
+    bits = x.view(np.uint32)
+    assert flagged[(bits < 0x00800000) | (bits >= 0x7F800000)].all()
 
 
 def test_the_avx512_two_loop_passes_are_these():
@@ -692,6 +798,8 @@ def test_the_pass_says_what_it_evaluates_in():
     assert fast64.description("exp", True) == "float32 lanes, then float64"
     assert fast64.description("exp", False) == "float64"
     assert fast64.description("log", True) == "float64"
+    assert fast64.description("log", True, permutes=True) == "float32 lanes, then float64"
+    assert fast64.description("log2", True, permutes=True) == "float64"
     with pytest.raises(UsageError):
         fast64.description("softmax", True)
 
@@ -719,9 +827,10 @@ def test_the_x86_passes_read_their_tables_by_gathers(variant, funcs, tmp_path):
 @pytest.mark.parametrize("func", fast64.AVX512_PATHS)
 @pytest.mark.parametrize(("variant", "permutes"), [("avx512", True), ("avx2", False)])
 def test_the_avx512_passes_read_their_tables_by_permutes(func, variant, permutes, tmp_path):
-    """log's avx512 build holds a loop that reads its two 32-entry tables by permutes of
-    registers beside gcc's loop with gathers, and so do log2's, log1p's and softplus's; the
-    avx2 builds only gather (compiling only)."""
+    """log's avx512 build holds a loop that reads its three 32-entry float32 tables by permutes
+    of registers (its float32 lanes) beside gcc's loop with gathers, and log2's, log1p's and
+    softplus's a float64 loop that reads its two 32-entry tables so; the avx2 builds only
+    gather (compiling only)."""
     x86_gcc()
     src = tmp_path / f"{func}.c"
     src.write_text(fast64.source(func))
@@ -729,7 +838,8 @@ def test_the_avx512_passes_read_their_tables_by_permutes(func, variant, permutes
     subprocess.run([CC, *native.BASE_FLAGS[:4], *native.VARIANTS[variant][0],
                     *native.fast64_flags(variant), "-S", str(src), "-o", str(asm)], check=True)
     text = asm.read_text()
-    assert ("vpermt2pd" in text or "vpermi2pd" in text) is permutes
+    kind = "ps" if func in fast64.AVX512_LANES else "pd"
+    assert (f"vpermt2{kind}" in text or f"vpermi2{kind}" in text) is permutes
     assert "vgatherqpd" in text
 
 
@@ -764,8 +874,8 @@ def lanes_inputs(func: str, seed: int, hard: int, each: int) -> np.ndarray:
 
 def lanes32_x16(func: str = "exp"):
     """``func``'s AVX-512 float32 lanes (its ``LANES32_AVX512``) alone over n inputs, 16 at a
-    time (the last block masked, as in the pass), writing the flagged count of each block to
-    `count`; built for avx512."""
+    time (the last block masked, as in the pass), writing the mask of the lanes each block
+    flagged to `count`; built for avx512."""
     table, _, x16 = lanes_source(func)
     src = (fast64.COMMON + table + x16
            + "void ul_lanes(const float *restrict x, float *restrict y, long n,\n"
@@ -791,22 +901,29 @@ def lanes_function(name: str, src: str, variant: str):
     return fn
 
 
-def check_blocks(got: np.ndarray, want: np.ndarray, flagged: np.ndarray, count: np.ndarray,
+def check_blocks(got: np.ndarray, want: np.ndarray, flagged: np.ndarray, masks: np.ndarray,
                  n: int, width: int) -> None:
     """The first n lanes written are ``want``'s, nothing past them (1.5 there) is touched, and
-    each block of ``width`` counts the flags it wrote."""
+    each block of ``width`` returns the bit mask of the lanes it flagged."""
     assert np.array_equal(got[:n].view(np.uint32), want[:n].view(np.uint32))
     assert (got[n:] == 1.5).all()
-    pad = np.zeros(count.size * width, dtype=bool)
-    pad[:n] = flagged[:n]
-    assert np.array_equal(count, pad.reshape(-1, width).sum(axis=1))
+    assert np.array_equal(masks, flag_masks(flagged[:n], width))
+
+
+def flag_masks(flagged: np.ndarray, width: int) -> np.ndarray:
+    """The bit masks (lane j: bit j) of the blocks of ``width`` of the booleans ``flagged`` (the
+    last block padded with False)."""
+    pad = np.zeros(-(-flagged.size // width) * width, dtype=np.uint64)
+    pad[:flagged.size] = flagged
+    return (pad.reshape(-1, width) << np.arange(width, dtype=np.uint64)).sum(axis=1).astype(
+        np.uint32)
 
 
 @pytest.mark.parametrize("func", sorted(LANES))
 def test_exp_avx512_lanes_are_the_generic_lanes_bit_for_bit(func):
     """The AVX-512 float32 lanes (exp's, and exp2's) give ``LANES32``'s bits, flags included,
-    lane for lane, and count the flags of each block of 16; a tail of 1 to 15 inputs is read
-    and written under a mask (nothing past it is touched)."""
+    lane for lane, and return the mask of the lanes each block of 16 flagged; a tail of 1 to 15
+    inputs is read and written under a mask (nothing past it is touched)."""
     runnable("avx512")
     generic, x16 = lanes32("avx512", func), lanes32_x16(func)
     x = lanes_inputs(func, 11, 1 << 16, 1 << 18)
@@ -823,8 +940,8 @@ def test_exp_avx512_lanes_are_the_generic_lanes_bit_for_bit(func):
 
 def lanes32_x8(func: str = "exp"):
     """``func``'s AVX2 float32 lanes (its ``LANES32_AVX2``) alone over n inputs, 8 at a time (the
-    last block masked, as in the pass), writing the flagged count of each block to `count`;
-    built for avx2."""
+    last block masked, as in the pass), writing the mask of the lanes each block flagged to
+    `count`; built for avx2."""
     mod = fast64.module(func)
     src = (fast64.COMMON + mod.tables() + mod.LANES32_AVX2
            + "void ul_lanes(const float *restrict x, float *restrict y, long n,\n"
@@ -839,7 +956,7 @@ def lanes32_x8(func: str = "exp"):
 
 
 def run_x8(func: str, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(what ``lanes32_x8`` writes, the counts of its blocks) on ``x``."""
+    """(what ``lanes32_x8`` writes, the flag masks of its blocks) on ``x``."""
     got = np.empty_like(x)
     count = np.zeros((x.size + 7) // 8, dtype=np.uint32)
     lanes32_x8(func)(x.ctypes.data, got.ctypes.data, x.size, count.ctypes.data)
@@ -863,7 +980,7 @@ def test_exp_avx2_lanes_keep_correct_results_and_flag_few(func):
         got, count = run_x8(func, x)
         flagged = got.view(np.uint32) == FLAG_NAN
         assert fewest < flagged.mean() < most, flagged.mean()
-        assert count.sum() == flagged.sum()
+        assert np.array_equal(count, flag_masks(flagged, 8))
         want = one_pass(func, x)
         assert np.array_equal(got.view(np.uint32)[~flagged], want.view(np.uint32)[~flagged])
     check_lanes_on_hard_cases(func, lambda x: run_x8(func, x)[0], widest)
@@ -872,8 +989,8 @@ def test_exp_avx2_lanes_keep_correct_results_and_flag_few(func):
 @pytest.mark.parametrize("func", sorted(LANES))
 def test_exp_avx2_lanes_mask_their_tail_and_count_their_flags(func):
     """A tail of 1 to 7 inputs is read and written under a mask (nothing past it is touched,
-    and what the lanes write does not depend on where the tail starts), and each block's count
-    is the flags it wrote."""
+    and what the lanes write does not depend on where the tail starts), and each block returns
+    the mask of the lanes it flagged."""
     runnable("avx2")
     x = lanes_inputs(func, 12, 1 << 12, 1 << 12)
     want, _ = run_x8(func, x)

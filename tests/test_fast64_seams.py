@@ -146,14 +146,14 @@ def test_the_bounds_in_the_analyses_hold_on_samples():
 def raw_values(func: str, variant: str, x: np.ndarray) -> np.ndarray:
     """The float64 value each lane of ``func``'s float64 evaluation rounds: the pass's C built
     with its rounding test replaced by a store of that value into a float64 array (for exp2,
-    whose float32 lanes run first, its float64 evaluation ``ul_exp2_lanes64`` on every
-    input)."""
+    whose float32 lanes run first, and for log, whose avx512 build may, their float64
+    evaluation ``ul_FUNC_lanes64`` on every input)."""
     import ctypes
 
     from ulplab.export import fast64
 
     text = fast64.source(func)
-    lanes = func in fast64.FLOAT32_LANES
+    lanes = f"static inline uint32_t ul_{func}_lanes64(" in text
     at = text.index(f"static inline uint32_t ul_{func}_lanes64(" if lanes
                     else f"void ulplab_{func}_fast64(")
     index = "ul_raw_i" if lanes else "i"

@@ -614,8 +614,13 @@ static long ul_subchunk(void) {{
 static long ul_subchunk(void) {{ return {SUBCHUNK}; }}
 #endif
 
-void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kernel fast_k,
-                  uint32_t below, ul_kernel fix_k) {{
+typedef long (*ul_counted_kernel)(const float *restrict, float *restrict, long);
+/* `counted`: main_k is a ul_counted_kernel, which returns how many of its results it left
+   flagged (or a negative number where it did not count them): a chunk where every call
+   returned 0 is not looked at again (the look cost log's float32 lanes 0.04 ns an element of
+   0.31, reading back what the pass had just stored) */
+static inline void ul_drive(const float *x, float *out, long n, ul_kernel main_k,
+                            ul_kernel fast_k, uint32_t below, ul_kernel fix_k, int counted) {{
     const long sub = ul_subchunk();
     float xb[{CHUNK}], xf[{CHUNK}], yf[{CHUNK}];
     int32_t at[{CHUNK}];
@@ -646,13 +651,20 @@ void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kerne
            (AVX-512 Xeon, reused output, thread CPU time), and the whole next chunk at once
            (until 2026-11-26) cost 0.1 to 0.2 ns an element more than a sub-chunk at a time
            (SUBCHUNK in ulplab.export.native has the figures) */
+        long left = 0;  /* what the counted calls left flagged; negative: not counted */
         for (long q = 0; q < m; q += sub) {{
             const long qe = q + sub < m ? q + sub : m;
             for (long j = s + {CHUNK} + q; j < s + {CHUNK} + qe && j < n; j += 16)
                 __builtin_prefetch(x + j);
-            k(xs + q, ys + q, qe - q);
+            if (counted && k == main_k) {{
+                const long c = ((ul_counted_kernel)(void (*)(void))k)(xs + q, ys + q, qe - q);
+                left = left < 0 || c < 0 ? -1 : left + c;
+            }} else {{
+                k(xs + q, ys + q, qe - q);
+                left = -1;
+            }}
         }}
-        if (!fix_k) continue;
+        if (!fix_k || !left) continue;
         uint32_t flagged = 0;  /* one vectorized pass over the chunk; flags are rare */
         for (long i = 0; i < m; i++) {{
             uint32_t b; memcpy(&b, ys + i, 4);
@@ -680,6 +692,17 @@ void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kerne
             for (long j = 0; j < nf; j++) ys[at[j]] = yf[j];
         }}
     }}
+}}
+
+void ulplab_drive(const float *x, float *out, long n, ul_kernel main_k, ul_kernel fast_k,
+                  uint32_t below, ul_kernel fix_k) {{
+    ul_drive(x, out, n, main_k, fast_k, below, fix_k, 0);
+}}
+
+/* the same, main_k a ul_counted_kernel (passed as a ul_kernel: the pool's jobs hold one type) */
+void ulplab_drive_counted(const float *x, float *out, long n, ul_kernel main_k,
+                          ul_kernel fast_k, uint32_t below, ul_kernel fix_k) {{
+    ul_drive(x, out, n, main_k, fast_k, below, fix_k, 1);
 }}
 """
 
@@ -942,8 +965,11 @@ child starts its own workers (``pthread_atfork``)."""
 
 
 @cache
-def _driver(variant: str) -> Callable[..., None]:
-    fn = ctypes.CDLL(str(build_source("driver", DRIVER, variant))).ulplab_drive
+def _driver(variant: str, counted: bool = False) -> Callable[..., None]:
+    """``ulplab_drive`` (or, ``counted``, ``ulplab_drive_counted``: for a first pass that
+    returns how many results it left flagged, ``fast64.COUNTED``) built for ``variant``."""
+    lib = ctypes.CDLL(str(build_source("driver", DRIVER, variant)))
+    fn = lib.ulplab_drive_counted if counted else lib.ulplab_drive
     fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p,
                    ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p]
     fn.restype = None
@@ -1304,9 +1330,12 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
 
     check_rounding(rounding)
     check_first_pass(first_pass)
+    from ulplab.export import fast64
+
     registry.get(func)
     variant = variant or best_variant()
-    drive = _driver(variant)
+    drive = _driver(variant, rounding == "float32" and first_pass == "float64"
+                    and func in fast64.COUNTED)
     if rounding == "odd":
         fast = _fast_entry(func, variant)
         main, below, first_fast, fix = (_entry(func, variant, "odd"), *(fast or (0, None)),

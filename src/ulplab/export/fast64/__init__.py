@@ -65,6 +65,19 @@ in the builds whose target has an FMA instruction (``__FMA__``: the build varian
 flags, ``native.VARIANTS``, include fma)."""
 
 
+AVX512_LANES = ("log",)
+"""The passes in ``AVX512_PATHS`` whose loop of the avx512 build that reads its tables by
+permutes evaluates in float32 lanes first (16 a register; ``ulplab.export.fast64.log``:
+``LANES32_AVX512``), then in float64 where that is undecided; the others' is a float64 loop."""
+
+COUNTED = ("exp", "exp2", "log")
+"""The passes whose C function returns ``long``: how many of its results it left flagged
+(``FLAG_NAN``), or -1 where that build or loop did not count them (the float64 loops: exp's
+and exp2's portable build, log's generic loop); the others return void. The runner's driver
+does not look at a chunk again where every call returned 0 (``native.DRIVER``:
+``ulplab_drive_counted``). Counting costs the float32 lanes nothing: they count what they
+flag anyway, and only the float64 evaluation of those is checked again."""
+
 AVX512_PATHS = ("log", "log2", "log1p", "softplus")
 """The passes whose avx512 build holds two loops: gcc's vectorization of the generic loop,
 which reads the tables by gathers, and a loop written for AVX-512 registers whose tables are
@@ -103,7 +116,15 @@ static inline int ul_avx512_permutes(void) {{
 def avx512_entry(func: str) -> str:
     """The first lines of ``ulplab_FUNC_fast64`` for a pass in ``AVX512_PATHS``: its signature,
     then (in an avx512 build) the permute loop ``ul_FUNC_permutes`` where it is chosen; the
-    generic loop follows."""
+    generic loop follows. A pass in ``COUNTED`` returns the permute loop's count (the generic
+    loop returns -1)."""
+    if func in COUNTED:
+        return f"""
+long ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
+#ifdef __AVX512F__
+    if (ul_avx512_permutes()) return ul_{func}_permutes(x, y, n);
+#endif
+"""
     return f"""
 void ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
 #ifdef __AVX512F__
@@ -115,11 +136,35 @@ void ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
 """
 
 
-def description(func: str, fma: bool) -> str:
+def rerun_flagged(fallback: str) -> str:
+    """The C, in the loop of a pass that evaluates in float32 lanes first, after a vector of
+    lanes from element ``i`` on stored its results in ``y`` and returned the bit mask ``m`` of
+    those it flagged (a uint32_t): each of those evaluated again by ``fallback`` (a C function of
+    one float returning the result's bits or FLAG_NAN: the float64 evaluation), adding to
+    ``left`` (a long) each result the fallback flags too. Flags are rare (about 5e-4 of
+    ordinary inputs), so the branch is almost never taken; until 2026-11-26 (late evening)
+    the passes counted the flags of a block of 256 and looked for them again in a block that
+    had any, which cost
+    log's about 50 ns a flag (inputs in [0.9, 1.1], 4e-3 of them flagged: 0.321 against 0.276
+    ns an element, 2^14 inputs in cache, one thread, the 2-core AMD EPYC VM)."""
+    return f"""\
+        while (__builtin_expect(m != 0, 0)) {{
+            const int j = __builtin_ctz(m);
+            m &= m - 1;
+            const uint32_t b = {fallback}(x[i + j]);
+            memcpy(y + i + j, &b, 4);
+            left += b == 0x7FC00001u;
+        }}
+"""
+
+
+def description(func: str, fma: bool, permutes: bool = False) -> str:
     """What ``func``'s pass evaluates in, built for a target with (``fma``) or without an FMA
-    instruction: "float32 lanes, then float64" or "float64"."""
+    instruction, with the permute loop of an avx512 build chosen (``permutes``, for a pass in
+    ``AVX512_PATHS``) or not: "float32 lanes, then float64" or "float64"."""
     module(func)
-    return "float32 lanes, then float64" if fma and func in FLOAT32_LANES else "float64"
+    lanes = (fma and func in FLOAT32_LANES) or (permutes and func in AVX512_LANES)
+    return "float32 lanes, then float64" if lanes else "float64"
 
 
 COMMON = r"""
@@ -232,8 +277,10 @@ def source_sha256(func: str) -> str:
 
 
 __all__ = [
+    "AVX512_LANES",
     "AVX512_PATHS",
     "COMMON",
+    "COUNTED",
     "FLOAT32_LANES",
     "FUNCTIONS",
     "ROUND_NORMAL",
@@ -242,6 +289,7 @@ __all__ = [
     "avx512_entry",
     "description",
     "module",
+    "rerun_flagged",
     "source",
     "source_sha256",
     "symbol",

@@ -85,7 +85,7 @@ from __future__ import annotations
 from fractions import Fraction
 from math import factorial
 
-from ulplab.export.fast64 import ROUND_RANGE32
+from ulplab.export.fast64 import ROUND_RANGE32, rerun_flagged
 from ulplab.export.fast64.tables import exp_table, exp_table32, exp_table32_split, horner
 
 ERR = 32
@@ -162,7 +162,7 @@ LANES32_AVX512 = r"""
    read by two permutes of two registers and a blend on bit 5 of the index instead of two
    16-lane gathers. The lanes under `keep` are read (the others as 0) and stored, by plain
    loads and stores where all 16 are (masked ones on every block made the pass three times
-   slower when its data came from memory on an AMD EPYC); returns how many of them are
+   slower when its data came from memory on an AMD EPYC); returns the bit mask of those
    flagged. */
 static inline uint32_t ul_exp_lanes32_x16(const float *x, float *y, __mmask16 keep,
                                           const __m512 *hi, const __m512 *lo) {
@@ -208,7 +208,7 @@ static inline uint32_t ul_exp_lanes32_x16(const float *x, float *y, __mmask16 ke
         _mm512_add_epi32(sb, _mm512_slli_epi32(_mm512_srli_epi32(kb, 6), 23)));
     if (keep == (__mmask16)0xFFFF) _mm512_storeu_si512(y, r);
     else _mm512_mask_storeu_epi32(y, keep, r);
-    return (uint32_t)__builtin_popcount((unsigned)(keep & (__mmask16)~ok));
+    return (uint32_t)(keep & (__mmask16)~ok);
 }
 #endif
 """
@@ -231,7 +231,7 @@ LANES32_AVX2 = r"""
    permute each (vpermps reads the index's low 3 bits) instead of two 8-lane gathers:
    th = ah bh rounded, tl = fmaf(ah, bl, fmaf(al, bh, fmaf(ah, bh, -th))). The first `left`
    lanes (at most 8; all 8 by plain loads and stores where left >= 8, else by masked ones,
-   the others read as 0) are read and stored; returns how many of them are flagged. */
+   the others read as 0) are read and stored; returns the bit mask of those flagged. */
 static inline uint32_t ul_exp_lanes32_x8(const float *x, float *y, long left,
                                          const __m256 *t) {
     const __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(left < 8 ? left : 8)),
@@ -279,9 +279,7 @@ static inline uint32_t ul_exp_lanes32_x8(const float *x, float *y, long left,
         _mm256_add_epi32(sb, _mm256_slli_epi32(_mm256_srli_epi32(kb, 6), 23)), ok);
     if (left >= 8) _mm256_storeu_ps(y, _mm256_castsi256_ps(r));
     else _mm256_maskstore_ps(y, keep, _mm256_castsi256_ps(r));
-    const unsigned flagged = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(
-        _mm256_andnot_si256(ok, keep)));
-    return (uint32_t)__builtin_popcount(flagged);
+    return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_andnot_si256(ok, keep)));
 }
 #endif
 """
@@ -311,71 +309,46 @@ static inline uint32_t ul_exp_lanes64(float x) {{
 
 #ifdef __FMA__
 """ + LANES32 + LANES32_AVX512 + LANES32_AVX2 + """
-/* blocks of 256: the float32 lanes, counting what they flag (vectorized); in a block that
-   has any, the flagged elements found 32 at a time by a bit mask and evaluated in float64 */
-void ulplab_exp_fast64(const float *restrict x, float *restrict y, long n) {
+/* the float32 lanes (16 or 8 inputs at a time, the last under a mask), then the float64
+   evaluation on what they flagged; returns how many results that left flagged */
+long ulplab_exp_fast64(const float *restrict x, float *restrict y, long n) {
+    long left = 0;
 #ifdef __AVX512F__
     __m512 hi[4], lo[4];  /* the float32 table in eight registers */
     for (int t = 0; t < 4; t++) {
         hi[t] = _mm512_loadu_ps(ul_exp32_hi + 16 * t);
         lo[t] = _mm512_loadu_ps(ul_exp32_lo + 16 * t);
     }
+    for (long i = 0; i < n; i += 16) {
+        const long rest = n - i;
+        const __mmask16 keep = rest >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << rest) - 1u);
+        uint32_t m = ul_exp_lanes32_x16(x + i, y + i, keep, hi, lo);
+""" + rerun_flagged("ul_exp_lanes64") + """    }
 #elif defined(__AVX2__)
     const __m256 t[4] = {_mm256_loadu_ps(ul_exp32_a_hi), _mm256_loadu_ps(ul_exp32_a_lo),
                          _mm256_loadu_ps(ul_exp32_b_hi), _mm256_loadu_ps(ul_exp32_b_lo)};
-#endif
-    for (long b0 = 0; b0 < n; b0 += 256) {
-        const long e = b0 + 256 < n ? b0 + 256 : n;
-        uint32_t count = 0;
-#ifdef __AVX512F__
-        for (long i = b0; i < e; i += 16) {
-            const long left = e - i;
-            const __mmask16 keep = left >= 16 ? (__mmask16)0xFFFF
-                                              : (__mmask16)((1u << left) - 1u);
-            count += ul_exp_lanes32_x16(x + i, y + i, keep, hi, lo);
-        }
-#elif defined(__AVX2__)
-        for (long i = b0; i < e; i += 8)
-            count += ul_exp_lanes32_x8(x + i, y + i, e - i, t);
+    for (long i = 0; i < n; i += 8) {
+        uint32_t m = ul_exp_lanes32_x8(x + i, y + i, n - i, t);
+""" + rerun_flagged("ul_exp_lanes64") + """    }
 #else
-        for (long i = b0; i < e; i++) {
-            const uint32_t b = ul_exp_lanes32(x[i]);
-            memcpy(y + i, &b, 4);
-            count += (uint32_t)(b == 0x7FC00001u);
+    for (long i = 0; i < n; i++) {
+        uint32_t b = ul_exp_lanes32(x[i]);
+        if (b == 0x7FC00001u) {
+            b = ul_exp_lanes64(x[i]);
+            left += b == 0x7FC00001u;
         }
-#endif
-        if (!count) continue;
-        long c0 = b0;
-        for (; c0 + 32 <= e; c0 += 32) {
-            uint32_t m = 0;
-            for (int j = 0; j < 32; j++) {
-                uint32_t b;
-                memcpy(&b, y + c0 + j, 4);
-                m |= (uint32_t)(b == 0x7FC00001u) << j;
-            }
-            while (m) {
-                const int j = __builtin_ctz(m);
-                m &= m - 1;
-                const uint32_t b = ul_exp_lanes64(x[c0 + j]);
-                memcpy(y + c0 + j, &b, 4);
-            }
-        }
-        for (long i = c0; i < e; i++) {
-            uint32_t b;
-            memcpy(&b, y + i, 4);
-            if (b == 0x7FC00001u) {
-                b = ul_exp_lanes64(x[i]);
-                memcpy(y + i, &b, 4);
-            }
-        }
+        memcpy(y + i, &b, 4);
     }
+#endif
+    return left;
 }
 #else
-void ulplab_exp_fast64(const float *restrict x, float *restrict y, long n) {
+long ulplab_exp_fast64(const float *restrict x, float *restrict y, long n) {
     for (long i = 0; i < n; i++) {
         const uint32_t b = ul_exp_lanes64(x[i]);
         memcpy(y + i, &b, 4);
     }
+    return -1;  /* not counted */
 }
 #endif
 """

@@ -52,6 +52,14 @@ def simd_horner(var: str, coefficients: Sequence[Fraction | float], width: int) 
     return text
 
 
+def nearest32(c: Fraction | float) -> float:
+    """The exact rational (or float64) ``c`` rounded once to the nearest float32."""
+    with mpmath.workprec(300):
+        exact = mpmath.mpf(c.numerator) / c.denominator if isinstance(c, Fraction) else (
+            mpmath.mpf(c))
+    return _nearest(exact, 24)
+
+
 def horner512(var: str, coefficients: Sequence[Fraction | float]) -> str:
     """``simd_horner`` on eight float64 lanes (AVX-512)."""
     return simd_horner(var, coefficients, 512)
@@ -264,6 +272,79 @@ def log_tables(bits: int = LOG_TABLE_BITS, prefix: str = "ul_log") -> str:
     return c_array(f"{prefix}_invc", invc) + c_array(f"{prefix}_logc", logc)
 
 
+LOG32_BITS = 5
+"""The float32 lanes of log's avx512 build: 2^LOG32_BITS = 32 subintervals of [0.6875, 1.375)
+(width 2^-6 below 1, 2^-5 above), two AVX-512 registers a table of float32."""
+
+LOG32_LN2_UNIT = 16
+"""``log_pairs32``'s ln2 hi part and each logc hi part are multiples of 2^-LOG32_LN2_UNIT."""
+
+
+def _below32(v: float) -> float:
+    """The largest float32 below the float32 ``v`` (v > 0)."""
+    import struct
+
+    return struct.unpack("<f", struct.pack("<I", struct.unpack("<I", struct.pack("<f", v))[0]
+                                            - 1))[0]
+
+
+def log_invc32(i: int) -> tuple[float, int, float]:
+    """Subinterval i's (of ``LOG32_BITS``) 1/c for the float32 lanes, as (invc, m, |r|max):
+    1/c (c the midpoint) rounded to m = 7 significant bits where every z of the subinterval has
+    |z invc - 1| < 2^-6, else to m = 6 (then |z invc - 1| < 2^-5 holds for every subinterval);
+    1 on the two subintervals next to 1. So z invc - 1 is exact in float32: z is a multiple
+    of 2^-24 below 1 (2^-23 above) and invc of 2^-(m-1) above 1 (2^-m below), so z invc - 1
+    is a multiple of 2^-(23+m) below 2^(1-m) in magnitude: 24 bits. r is monotonic in z, so
+    |r|max is at an end of the subinterval (its first float32 and the last one below its end)."""
+    lo, hi = log_subinterval(i, LOG32_BITS)
+    if lo in (1.0 - 2.0 ** -(LOG32_BITS + 1), 1.0):
+        return 1.0, 1, max(abs(lo - 1.0), abs(_below32(hi) - 1.0))
+    c = (mpmath.mpf(lo) + mpmath.mpf(hi)) / 2
+    for m in (7, 6):
+        with mpmath.workprec(m):
+            invc = float(+(1 / c))
+        rmax = max(abs(lo * invc - 1.0), abs(_below32(hi) * invc - 1.0))  # exact in float64
+        if rmax < 2.0 ** (1 - m):
+            return invc, m, rmax
+    raise AssertionError(f"no exact invc for subinterval {i}")  # pragma: no cover
+
+
+@cache
+def log_pairs32() -> tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...],
+                          float, float]:
+    """The float32 lanes' log tables and ln2: (invc, lh, ll, L1, L2): ``log_invc32``'s 1/c per
+    subinterval; logc = -log(invc) rounded to a multiple of 2^-16 (lh) and the rest rounded to
+    the nearest float32 (ll, |ll| <= 2^-17, so |error| <= 2^-42); ln2 rounded to a multiple of
+    2^-16 (L1 = 0x1.62e4p-1: k L1 + lh is then a multiple of 2^-16 below 2^7, exact in
+    float32) and the rest rounded to the nearest float32 (L2)."""
+    unit = mpmath.mpf(2) ** -LOG32_LN2_UNIT
+    invc, lh, ll = [], [], []
+    with mpmath.workprec(200):
+        for i in range(1 << LOG32_BITS):
+            inv = log_invc32(i)[0]
+            logc = -mpmath.log(mpmath.mpf(inv))
+            h = float(mpmath.nint(logc / unit) * unit)
+            invc.append(inv)
+            lh.append(h)
+            ll.append(_nearest(logc - mpmath.mpf(h), 24))
+        ln2 = mpmath.log(2)
+        l1 = float(mpmath.nint(ln2 / unit) * unit)
+        l2 = _nearest(ln2 - mpmath.mpf(l1), 24)
+    return tuple(invc), tuple(lh), tuple(ll), l1, l2
+
+
+@cache
+def log_tables32() -> str:
+    """``log_pairs32`` as C: ``ul_log32_invc``, ``ul_log32_lh``, ``ul_log32_ll`` (32 float32
+    each), ``UL_LN2_F1`` and ``UL_LN2_F2``."""
+    invc, lh, ll, l1, l2 = log_pairs32()
+    return (c_array("ul_log32_invc", list(invc), "float")
+            + c_array("ul_log32_lh", list(lh), "float")
+            + c_array("ul_log32_ll", list(ll), "float")
+            + f"static const float UL_LN2_F1 = {l1.hex()}f;\n"
+            + f"static const float UL_LN2_F2 = {l2.hex()}f;\n")
+
+
 def piecewise_table(name: str, text: str, pieces: int, degree: int) -> str:
     """The C array ``name`` of a piecewise polynomial's coefficients: ``text`` holds them as hex
     floats separated by white space, piece after piece, each piece's ``degree`` + 1 low to
@@ -290,6 +371,8 @@ def piecewise_horner(table: str, index: str, var: str, degree: int) -> str:
 __all__ = [
     "EXP_SPLIT",
     "EXP_TABLE_BITS",
+    "LOG32_BITS",
+    "LOG32_LN2_UNIT",
     "LOG_INVC_BITS",
     "LOG_OFF",
     "LOG_TABLE_BITS",
@@ -306,8 +389,12 @@ __all__ = [
     "ln2_float32",
     "ln2_nearest",
     "log1p_taylor",
+    "log_invc32",
+    "log_pairs32",
     "log_subinterval",
     "log_tables",
+    "log_tables32",
+    "nearest32",
     "piecewise_horner",
     "piecewise_table",
     "simd_horner",
