@@ -140,7 +140,8 @@ KEPT_AS = {  # func: (inputs, the result the float64 pass keeps for each)
 FLAGGED = {  # inputs the float64 pass must leave to the second pass
     "sigmoid": f32(np.nan, -np.inf, -3e38, -104.5, -88.0),
     "silu": f32(np.nan, -np.nan, -np.inf, -3e38, -104.5, -92.0, 0.0, -0.0, np.inf),
-    "softplus": f32(np.nan, -np.inf, -3e38, -104.5, -88.0, np.inf),
+    # (+inf: the float64 loops flag it, softplus's float32 lanes keep +inf, x itself)
+    "softplus": f32(np.nan, -np.inf, -3e38, -104.5, -88.0),
 }
 
 
@@ -164,7 +165,10 @@ SEAMS = {  # where an evaluation changes regime: the clamp, rounding to 1 or x, 
     # with invc = 1 end: |x| = 8 ln2), 1.375 (k = 0 -> 1) and 1 + 2^-53 (u = 1, log1p(E) = c)
     "sigmoid": (104.0, -104.0, 17.3, -87.3, 2.0**-24),
     "silu": (104.0, -104.0, 17.3, -87.3, -92.0, 2.0**-24),
-    "softplus": (104.0, -104.0, 0.98, -0.98, 5.545, -5.545, 36.7, -36.7, -87.3),
+    "softplus": (104.0, -104.0, 0.98, -0.98, 5.545, -5.545, 36.7, -36.7, -87.3,
+                 # the float32 lanes (AVX-512 on AMD processors): |x| = 64 (beyond: x, or
+                 # flagged), u = 1 + E crossing 1 + 2^-5 (|x| = ln 32)
+                 64.0, -64.0, 3.4657359, -3.4657359),
 }
 
 
@@ -326,7 +330,7 @@ def test_log_error_bound_leaves_the_rounding_test_a_margin():
 
 def test_log_avx512_error_bound_leaves_the_rounding_test_a_margin():
     """The terms of the analysis of log's float64 permute loop (32 subintervals, degree 8: what
-    log2's, log1p's and softplus's avx512 builds run on AMD processors) from its tables: away
+    log2's and log1p's avx512 builds run on AMD processors) from its tables: away
     from the subintervals next to 1, |r| < 2^-6.06 and |logc| <= 1.51 |log x| where k = 0;
     next to 1, |r| <= 2^-6 below and < 2^-5 above; the truncation bound of the
     degree-8 polynomial on |r| < 2^-5, with the roundings, is below 2^-43.09, 4.2 times below
@@ -404,33 +408,54 @@ def test_log_float32_lanes_error_bound_leaves_the_rounding_test_a_margin():
     assert log.lanes32_threshold(2.0**-36) == 0x3F7FE000 - 0x3F800000 - (24 << 23)
 
 
-def log_lanes32_x16():
-    """log's float32 lanes (``log.LANES32_AVX512``) alone over n inputs, 16 at a time (the last
-    block masked), writing the mask of the lanes each block flagged to `count`; avx512."""
-    from ulplab.export.fast64 import log
-
-    src = (fast64.COMMON + log.tables() + "#include <immintrin.h>\n" + log.LANES32_AVX512
-           + "void ul_lanes(const float *restrict x, float *restrict y, long n,\n"
-           "              uint32_t *restrict count) {\n"
-           "    const __m512 t[6] = {\n"
+AVX512_LANES_TABLES = {  # func: the C that loads its float32 lanes' tables into t[]
+    "log": "    const __m512 t[6] = {\n"
            "        _mm512_loadu_ps(ul_log32_invc), _mm512_loadu_ps(ul_log32_invc + 16),\n"
            "        _mm512_loadu_ps(ul_log32_lh), _mm512_loadu_ps(ul_log32_lh + 16),\n"
-           "        _mm512_loadu_ps(ul_log32_ll), _mm512_loadu_ps(ul_log32_ll + 16)};\n"
-           "    for (long i = 0; i < n; i += 16) {\n"
+           "        _mm512_loadu_ps(ul_log32_ll), _mm512_loadu_ps(ul_log32_ll + 16)};\n",
+    "softplus": "    __m512 t[14];\n"
+                "    for (int j = 0; j < 4; j++) {\n"
+                "        t[j] = _mm512_loadu_ps(ul_exp32_hi + 16 * j);\n"
+                "        t[4 + j] = _mm512_loadu_ps(ul_exp32_lo + 16 * j);\n    }\n"
+                "    for (int j = 0; j < 2; j++) {\n"
+                "        t[8 + j] = _mm512_loadu_ps(ul_log32_invc + 16 * j);\n"
+                "        t[10 + j] = _mm512_loadu_ps(ul_log32_lh + 16 * j);\n"
+                "        t[12 + j] = _mm512_loadu_ps(ul_log32_ll + 16 * j);\n    }\n",
+}
+
+
+def test_the_avx512_lanes_tables_are_these():
+    assert set(AVX512_LANES_TABLES) == set(fast64.AVX512_LANES)
+
+
+def avx512_lanes32_x16(func: str):
+    """``func``'s AVX-512 float32 lanes (its ``LANES32_AVX512``, ``fast64.AVX512_LANES``) alone
+    over n inputs, 16 at a time (the last block masked), writing the mask of the lanes each
+    block flagged to `count`; avx512."""
+    mod = fast64.module(func)
+    src = (fast64.COMMON + mod.tables() + "#include <immintrin.h>\n" + fast64.SCHEDULE
+           + mod.LANES32_AVX512
+           + "void ul_lanes(const float *restrict x, float *restrict y, long n,\n"
+           "              uint32_t *restrict count) {\n" + AVX512_LANES_TABLES[func]
+           + "    for (long i = 0; i < n; i += 16) {\n"
            "        const long left = n - i;\n"
            "        const __mmask16 keep = left >= 16 ? (__mmask16)0xFFFF\n"
            "                                          : (__mmask16)((1u << left) - 1u);\n"
-           "        count[i / 16] = ul_log_lanes32_x16(x + i, y + i, keep, t);\n"
+           f"        count[i / 16] = ul_{func}_lanes32_x16(x + i, y + i, keep, t);\n"
            "    }\n}\n")
-    return lanes_function("log_lanes32_x16_test", src, "avx512")
+    return lanes_function(f"{func}_lanes32_x16_test", src, "avx512")
+
+
+def run_x16(func: str, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(what ``avx512_lanes32_x16(func)`` writes, the flag masks of its blocks) on ``x``."""
+    got = np.empty_like(x)
+    masks = np.zeros((x.size + 15) // 16, dtype=np.uint32)
+    avx512_lanes32_x16(func)(x.ctypes.data, got.ctypes.data, x.size, masks.ctypes.data)
+    return got, masks
 
 
 def run_log_x16(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(what ``log_lanes32_x16`` writes, the flag masks of its blocks) on ``x``."""
-    got = np.empty_like(x)
-    masks = np.zeros((x.size + 15) // 16, dtype=np.uint32)
-    log_lanes32_x16()(x.ctypes.data, got.ctypes.data, x.size, masks.ctypes.data)
-    return got, masks
+    return run_x16("log", x)
 
 
 def test_log_float32_lanes_keep_correct_results_and_flag_few():
@@ -460,6 +485,60 @@ def test_log_float32_lanes_keep_correct_results_and_flag_few():
         show(x[~flagged], got[~flagged], want[~flagged])
     bits = x.view(np.uint32)
     assert flagged[(bits < 0x00800000) | (bits >= 0x7F800000)].all()
+
+
+def test_softplus_float32_lanes_error_bound_leaves_the_rounding_test_a_margin():
+    """The bound of softplus's float32 lanes relative to log1p(E) (``softplus.lanes32_bound``:
+    2^-32.47 next to 1, 2^-33.49 for k = 0 elsewhere, 2^-35.47 for k = 1, each with exp's
+    lanes' 2^-36.21 for E) below the rounding test's B = beta g2: 1.5 2^-32 next to 1, 1.5
+    2^-33 for k = 0 elsewhere, 1.5 2^-35 for k = 1, margins above 2 (g2 is log1p(E) within
+    2^-11); the C holds those betas and H's margin of 2^-20."""
+    from ulplab.export.fast64 import log, softplus
+
+    bound = softplus.lanes32_bound()
+    assert bound["near"][0] < -32.47 and bound["k0"][0] < -33.48 and bound["k1"][0] < -35.46
+    assert 2 * 2 ** bound["near"][0] < softplus.LANES32_BETA_NEAR * (1 - 2.0**-11)
+    assert 2 * 2 ** bound["k0"][0] < softplus.LANES32_BETA * (1 - 2.0**-11)
+    assert 2 * 2 ** bound["k1"][0] < softplus.LANES32_BETA_K1 * (1 - 2.0**-11)
+    source = fast64.source("softplus")
+    for beta in (softplus.LANES32_BETA, softplus.LANES32_BETA_NEAR, softplus.LANES32_BETA_K1):
+        assert f"_mm512_set1_ps({beta.hex()}f)" in source
+    assert f"_mm512_set1_epi32({log.lanes32_threshold(2.0**-45)})" in source
+
+
+SOFTPLUS_SHARES = {  # an input range: the share of it the lanes flag (measured on 2^24)
+    (-8, 8): (2.7e-3, 3.8e-3),  # 3.2e-3: most of it below -3.47 (B = 1.5 2^-32 log1p(E))
+    (-1, 1): (6.5e-4, 1.05e-3),  # 8.5e-4 (k = 1: B = 1.5 2^-35 log1p(E))
+}
+
+
+def test_softplus_float32_lanes_keep_correct_results_and_flag_few():
+    """What softplus's float32 lanes keep is the entry point's result (hard cases, random bit
+    patterns, ordinary inputs); they keep x for x > 64 (+inf included) and flag x < -64 and
+    NaN; and a share of ordinary inputs set by B (``SOFTPLUS_SHARES``: 3.2e-3 of [-8, 8], 8.5e-4
+    of [-1, 1], 3.8e-3 of [-20, 20], measured on 2^24): a less accurate evaluation flags more,
+    a wrong test fewer."""
+    runnable("avx512")
+    rng = np.random.default_rng(23)
+    for (lo, hi), (fewest, most) in SOFTPLUS_SHARES.items():
+        x = rng.uniform(lo, hi, 1 << 20).astype(np.float32)
+        got, masks = run_x16("softplus", x)
+        flagged = got.view(np.uint32) == FLAG_NAN
+        assert fewest < flagged.mean() < most, ((lo, hi), flagged.mean())
+        assert np.array_equal(masks, flag_masks(flagged, 16))
+        want = one_pass("softplus", x)
+        assert np.array_equal(got.view(np.uint32)[~flagged], want.view(np.uint32)[~flagged])
+    x = np.concatenate([hard_cases(1 << 16), rng.integers(0, 1 << 32, 1 << 18, dtype=np.uint64)
+                        .astype(np.uint32).view(np.float32), f32(np.inf, 64.0, -64.0)])
+    got, _ = run_x16("softplus", x)
+    flagged = got.view(np.uint32) == FLAG_NAN
+    want = one_pass("softplus", x)
+    assert np.array_equal(got.view(np.uint32)[~flagged], want.view(np.uint32)[~flagged]), \
+        show(x[~flagged], got[~flagged], want[~flagged])
+    bits = x.view(np.uint32)
+    assert flagged[(bits > 0xC2800000) | ((bits & 0x7FFFFFFF) > 0x7F800000)].all()
+    big = (bits > 0x42800000) & (bits <= 0x7F800000)
+    assert np.array_equal(got.view(np.uint32)[big], bits[big]) and big.any()
 
 
 def test_the_avx512_two_loop_passes_are_these():
@@ -766,7 +845,8 @@ def test_exp_float32_lanes_only_where_there_is_an_fma(march, lanes, tmp_path):
     res = subprocess.run([CC, "-E", *flags, str(src)], capture_output=True, text=True,
                          check=True)
     body = res.stdout[res.stdout.index("ulplab_exp_fast64"):]
-    assert ("ul_exp_lanes32" in body) is lanes
+    # the avx512 build's entry calls ul_exp_lanes_x16 (its loop of float32 lanes)
+    assert ("ul_exp_lanes32" in body or "ul_exp_lanes_x16" in body) is lanes
 
 
 def test_exp_float32_table_is_the_nearest_pair():
@@ -827,10 +907,10 @@ def test_the_x86_passes_read_their_tables_by_gathers(variant, funcs, tmp_path):
 @pytest.mark.parametrize("func", fast64.AVX512_PATHS)
 @pytest.mark.parametrize(("variant", "permutes"), [("avx512", True), ("avx2", False)])
 def test_the_avx512_passes_read_their_tables_by_permutes(func, variant, permutes, tmp_path):
-    """log's avx512 build holds a loop that reads its three 32-entry float32 tables by permutes
-    of registers (its float32 lanes) beside gcc's loop with gathers, and log2's, log1p's and
-    softplus's a float64 loop that reads its two 32-entry tables so; the avx2 builds only
-    gather (compiling only)."""
+    """log's and softplus's avx512 builds hold a loop that reads 32-entry float32 tables by
+    permutes of registers (their float32 lanes: ``fast64.AVX512_LANES``) beside gcc's loop with
+    gathers, and log2's and log1p's a float64 loop that reads its two 32-entry tables so; the
+    avx2 builds only gather (compiling only)."""
     x86_gcc()
     src = tmp_path / f"{func}.c"
     src.write_text(fast64.source(func))
@@ -877,7 +957,7 @@ def lanes32_x16(func: str = "exp"):
     time (the last block masked, as in the pass), writing the mask of the lanes each block
     flagged to `count`; built for avx512."""
     table, _, x16 = lanes_source(func)
-    src = (fast64.COMMON + table + x16
+    src = (fast64.COMMON + table + fast64.SCHEDULE + x16
            + "void ul_lanes(const float *restrict x, float *restrict y, long n,\n"
            "              uint32_t *restrict count) {\n"
            "    __m512 hi[4], lo[4];\n"

@@ -85,7 +85,7 @@ from __future__ import annotations
 from fractions import Fraction
 from math import factorial
 
-from ulplab.export.fast64 import ROUND_RANGE32, rerun_flagged
+from ulplab.export.fast64 import ROUND_RANGE32, SCHEDULE, lanes_loop_x16, rerun_flagged
 from ulplab.export.fast64.tables import exp_table, exp_table32, exp_table32_split, horner
 
 ERR = 32
@@ -164,8 +164,9 @@ LANES32_AVX512 = r"""
    loads and stores where all 16 are (masked ones on every block made the pass three times
    slower when its data came from memory on an AMD EPYC); returns the bit mask of those
    flagged. */
-static inline uint32_t ul_exp_lanes32_x16(const float *x, float *y, __mmask16 keep,
-                                          const __m512 *hi, const __m512 *lo) {
+UL_SCHEDULE static inline uint32_t ul_exp_lanes32_x16(const float *x, float *y,
+                                                      __mmask16 keep, const __m512 *hi,
+                                                      const __m512 *lo) {
     const __m512 v = keep == (__mmask16)0xFFFF ? _mm512_loadu_ps(x)
                                                : _mm512_maskz_loadu_ps(keep, x);
     const __m512i u = _mm512_castps_si512(v);
@@ -308,29 +309,37 @@ static inline uint32_t ul_exp_lanes64(float x) {{
 }}
 
 #ifdef __FMA__
-""" + LANES32 + LANES32_AVX512 + LANES32_AVX2 + """
-/* the float32 lanes (16 or 8 inputs at a time, the last under a mask), then the float64
-   evaluation on what they flagged; returns how many results that left flagged */
-long ulplab_exp_fast64(const float *restrict x, float *restrict y, long n) {
-    long left = 0;
+""" + SCHEDULE + LANES32 + LANES32_AVX512 + LANES32_AVX2 + """
 #ifdef __AVX512F__
+/* the AVX-512 float32 lanes over n inputs, then the float64 evaluation on what they flagged;
+   returns how many results that left flagged */
+UL_SCHEDULE static long ul_exp_lanes_x16(const float *restrict x, float *restrict y, long n) {
+    long left = 0;
     __m512 hi[4], lo[4];  /* the float32 table in eight registers */
     for (int t = 0; t < 4; t++) {
         hi[t] = _mm512_loadu_ps(ul_exp32_hi + 16 * t);
         lo[t] = _mm512_loadu_ps(ul_exp32_lo + 16 * t);
     }
-    for (long i = 0; i < n; i += 16) {
-        const long rest = n - i;
-        const __mmask16 keep = rest >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << rest) - 1u);
-        uint32_t m = ul_exp_lanes32_x16(x + i, y + i, keep, hi, lo);
-""" + rerun_flagged("ul_exp_lanes64") + """    }
+""" + lanes_loop_x16("ul_exp_lanes32_x16", "hi, lo", "ul_exp_lanes64") + """    return left;
+}
+#endif
+
+/* the float32 lanes (16 or 8 inputs at a time, the last under a mask), then the float64
+   evaluation on what they flagged; returns how many results that left flagged */
+long ulplab_exp_fast64(const float *restrict x, float *restrict y, long n) {
+#ifdef __AVX512F__
+    return ul_exp_lanes_x16(x, y, n);
 #elif defined(__AVX2__)
+    long left = 0;
     const __m256 t[4] = {_mm256_loadu_ps(ul_exp32_a_hi), _mm256_loadu_ps(ul_exp32_a_lo),
                          _mm256_loadu_ps(ul_exp32_b_hi), _mm256_loadu_ps(ul_exp32_b_lo)};
     for (long i = 0; i < n; i += 8) {
         uint32_t m = ul_exp_lanes32_x8(x + i, y + i, n - i, t);
-""" + rerun_flagged("ul_exp_lanes64") + """    }
+""" + rerun_flagged("ul_exp_lanes64") + """\
+    }
+    return left;
 #else
+    long left = 0;
     for (long i = 0; i < n; i++) {
         uint32_t b = ul_exp_lanes32(x[i]);
         if (b == 0x7FC00001u) {
@@ -339,8 +348,8 @@ long ulplab_exp_fast64(const float *restrict x, float *restrict y, long n) {
         }
         memcpy(y + i, &b, 4);
     }
-#endif
     return left;
+#endif
 }
 #else
 long ulplab_exp_fast64(const float *restrict x, float *restrict y, long n) {

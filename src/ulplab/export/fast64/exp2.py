@@ -140,7 +140,7 @@ LANES32_SWAPS = [
 ]
 """exp's float32 lanes (generic, AVX-512 and AVX2) made exp2's: exp's header, input test and
 reduction (each cut from exp's own text) and exp2's in their place; then the names
-(``ul_exp_lanes32``, ``ul_exp_lanes64``, ``ulplab_exp_fast64``)."""
+(``ul_exp_lanes32``, ``ul_exp_lanes64``, ``ul_exp_lanes_x16``, ``ulplab_exp_fast64``)."""
 
 
 def _swapped(text: str, swaps: list[tuple[str, str]]) -> str:
@@ -151,6 +151,7 @@ def _swapped(text: str, swaps: list[tuple[str, str]]) -> str:
             raise AssertionError(f"exp's float32 lanes changed: {old[:60]!r}")
         text = text.replace(old, new)
     for old, new in (("ul_exp_lanes32", "ul_exp2_lanes32"), ("ul_exp_lanes64", "ul_exp2_lanes64"),
+                     ("ul_exp_lanes_x16", "ul_exp2_lanes_x16"),
                      ("ulplab_exp_fast64", "ulplab_exp2_fast64")):
         text = text.replace(old, new)
     return text

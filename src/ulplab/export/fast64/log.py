@@ -87,7 +87,7 @@ above (a shorter chain: the loop is bound by its latency) 0.227; the flags of a 
 counted and looked for again instead of handled at once cost 0.242 (0.321 on [0.9, 1.1]).
 
 Until then the AMD loop was a float64 one (``AVX512``: log2's avx512 build still runs
-it, made from its text, and log1p's and softplus's share its parts): the same computation as
+it, made from its text, and log1p's shares its parts): the same computation as
 the generic loop with 2^5 = 32 subintervals (``AVX512_BITS``; ``tables.log_tables(5)``) whose
 two tables of 32 float64s lie in four AVX-512 registers each and are read by two permutes and
 a blend, and so with the Taylor polynomial of degree 8 (``AVX512_TAYLOR``) in place of 5:
@@ -113,10 +113,17 @@ slow; unrolled twice it took the same 0.46.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import cache
 
 import numpy as np
 
-from ulplab.export.fast64 import ROUND_NORMAL, avx512_choice, avx512_entry, rerun_flagged
+from ulplab.export.fast64 import (
+    ROUND_NORMAL,
+    SCHEDULE,
+    avx512_choice,
+    avx512_entry,
+    lanes_loop_x16,
+)
 from ulplab.export.fast64.tables import (
     LOG32_BITS,
     LOG_TABLE_BITS,
@@ -219,7 +226,7 @@ AVX512_STORE = """\
     }
 }
 """
-"""The C that ends the permute loops (log's family and softplus's): the results ``b`` stored,
+"""The C that ends the float64 permute loops (log2's and log1p's): the results ``b`` stored,
 the last n mod 8 under the mask ``keep``."""
 
 
@@ -257,7 +264,7 @@ static void ul_log_permutes(const float *restrict x, float *restrict y, long n) 
 """
 """The float64 permute loop that log's avx512 build ran on AMD processors until 2026-11-26
 (late evening; ``LANES32_AVX512`` runs there now); log2's avx512 build runs it, made from this text
-(``ulplab.export.fast64.log2``: ``AVX512_SWAPS``), and log1p's and softplus's share its parts
+(``ulplab.export.fast64.log2``: ``AVX512_SWAPS``), and log1p's shares its parts
 (``AVX512_HEAD``, ``AVX512_LOOKUP``, ``avx512_midpoint``, ``AVX512_STORE``)."""
 
 LANES32_BETA = 2.0**-36
@@ -292,23 +299,12 @@ def _c32(i: int) -> str:
     return nearest32(_LANES32_COEFFICIENTS[i - 3]).hex() + "f"
 
 
-def lanes32_bound() -> dict[str, tuple[float, int, int]]:
-    """The float32 lanes' error bound: per class of inputs, log2 of the largest
-    |s + e - log x| / |log x| the analysis (the module docstring) allows, and the subinterval
-    i and k where it is reached: "near" (k = 0 and invc = 1: z within 2^-6 below and 2^-5
-    above 1; relative to |log1p(r)| >= |r| (1 - |r|/2), on a grid of 64 |r| up to the largest),
-    "k0" (k = 0 elsewhere: relative to the smallest |log z| of the subinterval), "k1" (k = +-1)
-    and "k" (the other k, -126..128: relative to the smallest |k ln2 + log z|). Each rounding
-    is bounded by 2^-24 times a bound on the magnitude of its result (0 where the operation is
-    exact: e1 where hi = 0, + ll where ll = 0, k L2 where k = 0); the Horner roundings of p
-    by 2^-24 |p_j| |r|^j each; the magnitudes grow with |r|, so are taken at the largest |r|
-    of the subinterval (``tables.log_invc32``). Checks on the way the conditions of the three
-    Fast2Sums (|hi| >= |r| or hi = 0; |s2| >= |lo|)."""
-    import math
-
+@cache
+def _lanes32_constants() -> tuple:
+    """(invc, lh, ll, L1, L2, |ln2 - L1 - L2|, |lh + ll + log(invc)| per subinterval, the
+    coefficients c3..c7 as float64, the same rounded to float32, their rounding errors)."""
     import mpmath
 
-    u = 2.0**-24
     invc, lh, ll, l1, l2 = log_pairs32()
     with mpmath.workprec(200):
         ln2 = mpmath.log(2)
@@ -318,39 +314,73 @@ def lanes32_bound() -> dict[str, tuple[float, int, int]]:
         chat = [float(mpmath.mpf(c.numerator) / c.denominator) for c in _LANES32_COEFFICIENTS]
     chat32 = [nearest32(c) for c in _LANES32_COEFFICIENTS]
     dcoef = [abs(float(c) - h) for c, h in zip(_LANES32_COEFFICIENTS, chat32, strict=True)]
+    return invc, lh, ll, l1, l2, dl2, dll, chat, chat32, dcoef
 
-    def error(t: float, h: float, i: int, k: int) -> float:
-        s1 = h + t
-        e1 = 0.0 if h == 0 else u * s1
-        sq = t * t * (1 + u)
-        s2 = s1 + sq / 2
-        e2 = u * s2
-        sql = u * sq
-        c3, c4, c5, c6, c7 = (abs(c) for c in chat32)
-        # Estrin: pa = c3 + c4 r, pb = c5 + c6 r, pc = pb + c7 sq, p = pa + sq pc (each one
-        # rounding; sq = r^2 (1 + e), |e| <= u)
-        pa = (c3 + c4 * t) * (1 + u)
-        pb = (c5 + c6 * t) * (1 + u)
-        pc = (pb + c7 * sq) * (1 + u)
-        pm = (pa + sq * pc) * (1 + u)
-        pc_err = u * pb + c7 * u * t * t + u * pc
-        estrin_err = u * pa + u * t * t * pc + sq * pc_err + u * pm
-        truncation = t**5 / 8 / (1 - t)
-        coefficient_err = sum(dcoef[j] * t**j for j in range(5))
-        big_p = sum(abs(c) * t**j for j, c in enumerate(chat)) + truncation
-        dp = estrin_err + truncation + coefficient_err
-        cube_err = t**3 * ((2 * u + u * u) * big_p + (1 + u) ** 2 * dp)
-        # a = k L2 + ll (exact where k = 0); a2 = a - sql/2; a3 = r^3 p + a2; lo = a3 + (e1 + e2)
-        a = (abs(k * l2) + abs(ll[i])) * (1 + u)
-        a2 = (a + sql / 2) * (1 + u)
-        a3 = (a2 + t**3 * (1 + u) ** 2 * (big_p + dp)) * (1 + u)
-        e12 = (e1 + e2) * (1 + u)
-        lo = (a3 + e12) * (1 + u)
-        if not (s2 >= 4 * lo and (h == 0 or h >= t)):
-            raise AssertionError(f"a Fast2Sum's condition fails at i = {i}, k = {k}")
-        return ((0.0 if k == 0 else u * a) + (0.0 if a == 0 else u * a2) + cube_err + u * a3
-                + u * e12 + u * lo + dll[i] + abs(k) * dl2)
 
+def lanes32_error(t: float, h: float, i: int, k: int, rl: float = 0.0) -> tuple[float, float]:
+    """(a bound on the absolute error of the float32 lanes' s + e, a bound on |lo|), for |r| <=
+    t, |hi| = h, subinterval i and k (``lanes32_bound`` says how); with ``rl`` > 0 (softplus's
+    lanes) r has a low part rl' (|rl'| <= rl, exact), summed as lo = a + ((e1 + e2) + rl' (1 -
+    r + r^2 - r^3)) against log1p(r + rl'), the terms dropped included. Checks the conditions
+    of the Fast2Sums (|hi| >= |r| or hi = 0; |s2| >= 4 |lo|)."""
+    u = 2.0**-24
+    _, _, ll, _, l2, dl2, dll, chat, chat32, dcoef = _lanes32_constants()
+    s1 = h + t
+    e1 = 0.0 if h == 0 else u * s1
+    sq = t * t * (1 + u)
+    s2 = s1 + sq / 2
+    e2 = u * s2
+    sql = u * sq
+    c3, c4, c5, c6, c7 = (abs(c) for c in chat32)
+    # Estrin: pa = c3 + c4 r, pb = c5 + c6 r, pc = pb + c7 sq, p = pa + sq pc (each one
+    # rounding; sq = r^2 (1 + e), |e| <= u)
+    pa = (c3 + c4 * t) * (1 + u)
+    pb = (c5 + c6 * t) * (1 + u)
+    pc = (pb + c7 * sq) * (1 + u)
+    pm = (pa + sq * pc) * (1 + u)
+    pc_err = u * pb + c7 * u * t * t + u * pc
+    estrin_err = u * pa + u * t * t * pc + sq * pc_err + u * pm
+    truncation = t**5 / 8 / (1 - t)
+    coefficient_err = sum(dcoef[j] * t**j for j in range(5))
+    big_p = sum(abs(c) * t**j for j, c in enumerate(chat)) + truncation
+    dp = estrin_err + truncation + coefficient_err
+    cube_err = t**3 * ((2 * u + u * u) * big_p + (1 + u) ** 2 * dp)
+    # a = k L2 + ll (exact where k = 0); a2 = a - sql/2; a3 = r^3 p + a2; lo = a3 + (e1 + e2)
+    a = (abs(k * l2) + abs(ll[i])) * (1 + u)
+    a2 = (a + sql / 2) * (1 + u)
+    a3 = (a2 + t**3 * (1 + u) ** 2 * (big_p + dp)) * (1 + u)
+    e12 = (e1 + e2) * (1 + u)
+    extra = 0.0
+    if rl:
+        # gr = r (r - r^2) - r (two roundings), rlc = rl gr + rl (one); dropped: rl r^4 / (1 -
+        # |r|) and the terms in rl^2
+        inner = (t + t * t) * (1 + u)
+        gr = (t * inner + t) * (1 + u)
+        gr_err = u * inner * t + u * gr
+        rlc = rl * (1 + gr) * (1 + u)
+        extra = rl * gr_err + u * rlc + rl * t**4 / (1 - t) + rl * rl / (1 - t) ** 2
+        e12 = (e12 + rlc) * (1 + u)
+    lo = (a3 + e12) * (1 + u)
+    if not (s2 >= 4 * lo and (h == 0 or h >= t)):
+        raise AssertionError(f"a Fast2Sum's condition fails at i = {i}, k = {k}")
+    return ((0.0 if k == 0 else u * a) + (0.0 if a == 0 else u * a2) + cube_err + u * a3
+            + u * e12 + u * lo + dll[i] + abs(k) * dl2 + extra), lo
+
+
+def lanes32_bound() -> dict[str, tuple[float, int, int]]:
+    """The float32 lanes' error bound: per class of inputs, log2 of the largest
+    |s + e - log x| / |log x| the analysis (the module docstring) allows, and the subinterval
+    i and k where it is reached: "near" (k = 0 and invc = 1: z within 2^-6 below and 2^-5
+    above 1; relative to |log1p(r)| >= |r| (1 - |r|/2), on a grid of 64 |r| up to the largest),
+    "k0" (k = 0 elsewhere: relative to the smallest |log z| of the subinterval), "k1" (k = +-1)
+    and "k" (the other k, -126..128: relative to the smallest |k ln2 + log z|). Each rounding
+    is bounded by 2^-24 times a bound on the magnitude of its result (0 where the operation is
+    exact: e1 where hi = 0, + ll where ll = 0, k L2 where k = 0; ``lanes32_error``); the
+    magnitudes grow with |r|, so are taken at the largest |r| of the subinterval
+    (``tables.log_invc32``). Checks on the way the conditions of the three Fast2Sums."""
+    import math
+
+    invc, lh, _, l1, *_ = _lanes32_constants()
     worst: dict[str, tuple[float, int, int]] = {}
     for i in range(1 << LOG32_BITS):
         lo, hi = log_subinterval(i, LOG32_BITS)
@@ -360,16 +390,25 @@ def lanes32_bound() -> dict[str, tuple[float, int, int]]:
         for k in range(-126, 129):
             h = abs(k * l1 + lh[i])
             if k == 0 and near:
-                rel = max(error(rmax * q / 64, h, i, k) / (rmax * q / 64 * (1 - rmax / 2))
-                          for q in range(1, 65))
+                rel = max(lanes32_error(rmax * q / 64, h, i, k)[0]
+                          / (rmax * q / 64 * (1 - rmax / 2)) for q in range(1, 65))
                 key = "near"
             else:
                 a, b = k * math.log(2) + zlo, k * math.log(2) + zhi
-                rel = error(rmax, h, i, k) / (min(abs(a), abs(b)) * (1 - 1e-12))
+                rel = lanes32_error(rmax, h, i, k)[0] / (min(abs(a), abs(b)) * (1 - 1e-12))
                 key = "k0" if k == 0 else "k1" if abs(k) == 1 else "k"
             if rel > worst.get(key, (0.0, 0, 0))[0]:
                 worst[key] = (rel, i, k)
     return {key: (math.log2(v[0]), v[1], v[2]) for key, v in worst.items()}
+
+
+LANES32_P = f"""_mm512_fmadd_ps(
+        sq, _mm512_fmadd_ps(sq, _mm512_set1_ps({_c32(7)}),
+                            _mm512_fmadd_ps(r, _mm512_set1_ps({_c32(6)}),
+                                            _mm512_set1_ps({_c32(5)}))),
+        _mm512_fmadd_ps(r, _mm512_set1_ps({_c32(4)}), _mm512_set1_ps({_c32(3)})))"""
+"""The float32 lanes' p = (c3 + c4 r) + sq ((c5 + c6 r) + c7 sq) on the AVX-512 registers ``r``
+and ``sq`` (Estrin's scheme; softplus's lanes use it too)."""
 
 
 LANES32_AVX512 = f"""
@@ -380,8 +419,8 @@ LANES32_AVX512 = f"""
    read (the others as 0) and stored, by plain loads and stores where all 16 are; a lane
    gets the correctly rounded result's bits, or 0x7FC00001 where the rounding test cannot
    decide or x is not a positive normal number; returns the bit mask of the lanes flagged. */
-static inline uint32_t ul_log_lanes32_x16(const float *x, float *y, __mmask16 keep,
-                                          const __m512 *t) {{
+UL_SCHEDULE static inline uint32_t ul_log_lanes32_x16(const float *x, float *y, __mmask16 keep,
+                                                      const __m512 *t) {{
     const __m512i ux = keep == (__mmask16)0xFFFF ? _mm512_loadu_si512(x)
                                                  : _mm512_maskz_loadu_epi32(keep, x);
     /* the generic loop's `bad`: ux - 0x00800000 >= 0x7F000000, unsigned */
@@ -408,11 +447,7 @@ static inline uint32_t ul_log_lanes32_x16(const float *x, float *y, __mmask16 ke
     const __m512 e2 = _mm512_fnmadd_ps(sq, _mm512_set1_ps(0.5f), _mm512_sub_ps(s1, s2));
     /* p = (c3 + c4 r) + sq ((c5 + c6 r) + c7 sq) (Estrin's scheme: the loop is bound by
        its latency, and Horner's took 0.264 ns an element against 0.250) */
-    const __m512 p = _mm512_fmadd_ps(
-        sq, _mm512_fmadd_ps(sq, _mm512_set1_ps({_c32(7)}),
-                            _mm512_fmadd_ps(r, _mm512_set1_ps({_c32(6)}),
-                                            _mm512_set1_ps({_c32(5)}))),
-        _mm512_fmadd_ps(r, _mm512_set1_ps({_c32(4)}), _mm512_set1_ps({_c32(3)})));
+    const __m512 p = {LANES32_P};
     /* lo = ((k L2 + ll) - sql/2 + r^3 p) + (e1 + e2): e1 + e2 last, the end of the longest
        chain (a chain of the small terms first, then ll, then k L2, took 0.250 -> 0.227) */
     __m512 a = _mm512_fmadd_ps(kf, _mm512_set1_ps(UL_LN2_F2), ll);
@@ -449,17 +484,12 @@ LANES32_LOOP = f"""
 /* the avx512 build's loop on AMD processors (ul_avx512_permutes()): the float32 lanes, 16
    inputs at a time (the last n mod 16 under a mask), then the float64 evaluation on what they
    flagged; returns how many of its results that left flagged */
-static long ul_log_permutes(const float *restrict x, float *restrict y, long n) {{
+UL_SCHEDULE static long ul_log_permutes(const float *restrict x, float *restrict y, long n) {{
     long left = 0;
     const __m512 t[6] = {{_mm512_loadu_ps(ul_log32_invc), _mm512_loadu_ps(ul_log32_invc + 16),
                          _mm512_loadu_ps(ul_log32_lh), _mm512_loadu_ps(ul_log32_lh + 16),
                          _mm512_loadu_ps(ul_log32_ll), _mm512_loadu_ps(ul_log32_ll + 16)}};
-    for (long i = 0; i < n; i += 16) {{
-        const long rest = n - i;
-        const __mmask16 keep = rest >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << rest) - 1u);
-        uint32_t m = ul_log_lanes32_x16(x + i, y + i, keep, t);
-{rerun_flagged("ul_log_lanes64")}\
-    }}
+{lanes_loop_x16("ul_log_lanes32_x16", "t", "ul_log_lanes64")}\
     return left;
 }}
 """
@@ -487,7 +517,7 @@ static inline uint32_t ul_log_lanes64(float xf) {{
 fallback."""
 
 SOURCE = (ROUND_NORMAL + LANES64 + "\n#ifdef __AVX512F__\n#include <immintrin.h>\n"
-          + avx512_choice("log") + LANES32_AVX512 + LANES32_LOOP + "#endif\n"
+          + SCHEDULE + avx512_choice("log") + LANES32_AVX512 + LANES32_LOOP + "#endif\n"
           + avx512_entry("log")) + """\
     for (long i = 0; i < n; i++) {
         const uint32_t b = ul_log_lanes64(x[i]);
