@@ -408,50 +408,71 @@ def test_log_float32_lanes_error_bound_leaves_the_rounding_test_a_margin():
     assert log.lanes32_threshold(2.0**-36) == 0x3F7FE000 - 0x3F800000 - (24 << 23)
 
 
-AVX512_LANES_TABLES = {  # func: the C that loads its float32 lanes' tables into t[]
-    "log": "    const __m512 t[6] = {\n"
+EXP_TABLES = ("    __m512 hi[4], lo[4];\n"
+              "    for (int t = 0; t < 4; t++) {\n"
+              "        hi[t] = _mm512_loadu_ps(ul_exp32_hi + 16 * t);\n"
+              "        lo[t] = _mm512_loadu_ps(ul_exp32_lo + 16 * t);\n    }\n", "hi, lo")
+
+AVX512_LANES_TABLES = {  # func: the C that loads its float32 lanes' tables, and their names
+    "exp": EXP_TABLES,
+    "exp2": EXP_TABLES,
+    "log": ("    const __m512 t[6] = {\n"
            "        _mm512_loadu_ps(ul_log32_invc), _mm512_loadu_ps(ul_log32_invc + 16),\n"
            "        _mm512_loadu_ps(ul_log32_lh), _mm512_loadu_ps(ul_log32_lh + 16),\n"
-           "        _mm512_loadu_ps(ul_log32_ll), _mm512_loadu_ps(ul_log32_ll + 16)};\n",
-    "softplus": "    __m512 t[14];\n"
+           "        _mm512_loadu_ps(ul_log32_ll), _mm512_loadu_ps(ul_log32_ll + 16)};\n", "t"),
+    "softplus": ("    __m512 t[14];\n"
                 "    for (int j = 0; j < 4; j++) {\n"
                 "        t[j] = _mm512_loadu_ps(ul_exp32_hi + 16 * j);\n"
                 "        t[4 + j] = _mm512_loadu_ps(ul_exp32_lo + 16 * j);\n    }\n"
                 "    for (int j = 0; j < 2; j++) {\n"
                 "        t[8 + j] = _mm512_loadu_ps(ul_log32_invc + 16 * j);\n"
                 "        t[10 + j] = _mm512_loadu_ps(ul_log32_lh + 16 * j);\n"
-                "        t[12 + j] = _mm512_loadu_ps(ul_log32_ll + 16 * j);\n    }\n",
+                "        t[12 + j] = _mm512_loadu_ps(ul_log32_ll + 16 * j);\n    }\n", "t"),
 }
 
 
 def test_the_avx512_lanes_tables_are_these():
-    assert set(AVX512_LANES_TABLES) == set(fast64.AVX512_LANES)
+    assert set(AVX512_LANES_TABLES) == set(fast64.AVX512_LANES) | set(fast64.FLOAT32_LANES)
+
+
+def lanes_harness(func: str, head: str, setup: str, step: int, call: str, variant: str):
+    """``ul_lanes(x, y, n, count)``: the C ``head`` (tables and lanes), then a loop over n
+    inputs ``step`` at a time (``keep``, the mask of the inputs left, for 16) after ``setup``,
+    writing what ``call`` returns for each block to `count`; built for ``variant``."""
+    keep = ("        const long left = n - i;\n"
+            "        const __mmask16 keep = left >= 16 ? (__mmask16)0xFFFF\n"
+            "                                          : (__mmask16)((1u << left) - 1u);\n"
+            if step == 16 else "")
+    src = (fast64.COMMON + head + "void ul_lanes(const float *restrict x, float *restrict y, "
+           "long n,\n              uint32_t *restrict count) {\n" + setup
+           + f"    for (long i = 0; i < n; i += {step}) {{\n{keep}"
+           f"        count[i / {step}] = {call};\n    }}\n}}\n")
+    return lanes_function(f"{func}_lanes32_x{step}_test", src, variant)
 
 
 def avx512_lanes32_x16(func: str):
-    """``func``'s AVX-512 float32 lanes (its ``LANES32_AVX512``, ``fast64.AVX512_LANES``) alone
-    over n inputs, 16 at a time (the last block masked), writing the mask of the lanes each
-    block flagged to `count`; avx512."""
+    """``func``'s AVX-512 float32 lanes (its ``LANES32_AVX512``: ``fast64.AVX512_LANES`` and
+    ``fast64.FLOAT32_LANES``) alone over n inputs, 16 at a time (the last block masked, as in
+    the pass), writing the mask of the lanes each block flagged to `count`; avx512."""
     mod = fast64.module(func)
-    src = (fast64.COMMON + mod.tables() + "#include <immintrin.h>\n" + fast64.SCHEDULE
-           + mod.LANES32_AVX512
-           + "void ul_lanes(const float *restrict x, float *restrict y, long n,\n"
-           "              uint32_t *restrict count) {\n" + AVX512_LANES_TABLES[func]
-           + "    for (long i = 0; i < n; i += 16) {\n"
-           "        const long left = n - i;\n"
-           "        const __mmask16 keep = left >= 16 ? (__mmask16)0xFFFF\n"
-           "                                          : (__mmask16)((1u << left) - 1u);\n"
-           f"        count[i / 16] = ul_{func}_lanes32_x16(x + i, y + i, keep, t);\n"
-           "    }\n}\n")
-    return lanes_function(f"{func}_lanes32_x16_test", src, "avx512")
+    setup, tables_at = AVX512_LANES_TABLES[func]
+    return lanes_harness(func, mod.tables() + "#include <immintrin.h>\n" + fast64.SCHEDULE
+                         + mod.LANES32_AVX512, setup, 16,
+                         f"ul_{func}_lanes32_x16(x + i, y + i, keep, {tables_at})", "avx512")
+
+
+def run_blocks(fn, x: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """(what the lanes harness ``fn`` writes, the flag masks of its blocks of ``width``) on
+    ``x``."""
+    got = np.empty_like(x)
+    masks = np.zeros((x.size + width - 1) // width, dtype=np.uint32)
+    fn(x.ctypes.data, got.ctypes.data, x.size, masks.ctypes.data)
+    return got, masks
 
 
 def run_x16(func: str, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(what ``avx512_lanes32_x16(func)`` writes, the flag masks of its blocks) on ``x``."""
-    got = np.empty_like(x)
-    masks = np.zeros((x.size + 15) // 16, dtype=np.uint32)
-    avx512_lanes32_x16(func)(x.ctypes.data, got.ctypes.data, x.size, masks.ctypes.data)
-    return got, masks
+    """``run_blocks`` of ``avx512_lanes32_x16(func)``."""
+    return run_blocks(avx512_lanes32_x16(func), x, 16)
 
 
 def run_log_x16(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -539,6 +560,38 @@ def test_softplus_float32_lanes_keep_correct_results_and_flag_few():
     assert flagged[(bits > 0xC2800000) | ((bits & 0x7FFFFFFF) > 0x7F800000)].all()
     big = (bits > 0x42800000) & (bits <= 0x7F800000)
     assert np.array_equal(got.view(np.uint32)[big], bits[big]) and big.any()
+
+
+@pytest.mark.parametrize("func", fast64.COUNTED)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_counted_passes_return_how_many_they_left_flagged(func, variant, tables_by):
+    """A pass in ``fast64.COUNTED`` returns exactly how many of its results are FLAG_NAN, or -1
+    from a loop that does not count (the portable builds of exp and exp2, the gather loops of
+    log's and softplus's avx512 builds): the runner (``ulplab_drive_counted``) does not look at
+    a chunk whose calls returned 0, so a count below the truth would leave a flag in the
+    output. On hard cases, random bit patterns and ordinary inputs, whole and in short calls."""
+    runnable(variant)
+    fn = ctypes.CDLL(str(native._fast64_library(func, variant)))[fast64.symbol(func)]
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
+    fn.restype = ctypes.c_long
+    rng = np.random.default_rng(29)
+    x = np.concatenate([hard_cases(1 << 14), rng.integers(0, 1 << 32, 1 << 16, dtype=np.uint64)
+                        .astype(np.uint32).view(np.float32),
+                        ORDINARY[func](rng, 1 << 16).astype(np.float32)])
+    loops = [None] if variant != "avx512" or func not in fast64.AVX512_PATHS else [1, 0]
+    for permutes in loops:
+        if permutes is not None:
+            tables_by(func, permutes)
+        counts = set()
+        for lo, hi in ((0, x.size), *((i, i + 37) for i in range(0, 2000, 37))):
+            y = np.empty(hi - lo, np.float32)
+            xs = np.ascontiguousarray(x[lo:hi])
+            got = fn(xs.ctypes.data, y.ctypes.data, xs.size)
+            flagged = int(np.count_nonzero(y.view(np.uint32) == FLAG_NAN))
+            assert got in (flagged, -1), (func, variant, permutes, lo, got, flagged)
+            counts.add(got == -1)
+        lanes = (variant != "portable" and func in fast64.FLOAT32_LANES) or permutes == 1
+        assert counts == {not lanes}, (func, variant, permutes)
 
 
 def test_the_avx512_two_loop_passes_are_these():
@@ -768,17 +821,11 @@ LANES = {  # func: (the largest |x| bits the float32 lanes keep, an ordinary ran
 """The passes with float32 lanes (``fast64.FLOAT32_LANES``): exp's, and exp2's made from them."""
 
 
-def lanes_source(func: str) -> tuple[str, str, str]:
-    """(the pass's tables, ``LANES32``, ``LANES32_AVX512``) of ``func``'s float32 lanes."""
-    mod = fast64.module(func)
-    return mod.tables(), mod.LANES32, mod.LANES32_AVX512
-
-
 def lanes32(variant: str, func: str = "exp"):
     """``func``'s float32 lanes alone (its ``LANES32`` in a loop of its own), built for
     ``variant``."""
-    table, generic, _ = lanes_source(func)
-    src = (fast64.COMMON + table + generic
+    mod = fast64.module(func)
+    src = (fast64.COMMON + mod.tables() + mod.LANES32
            + "void ul_lanes(const float *restrict x, float *restrict y, long n) {\n"
            "    for (long i = 0; i < n; i++) {\n"
            f"        const uint32_t b = ul_{func}_lanes32(x[i]);\n"
@@ -952,27 +999,6 @@ def lanes_inputs(func: str, seed: int, hard: int, each: int) -> np.ndarray:
                            rng.uniform(lo - 3, hi + 3, each).astype(np.float32)])
 
 
-def lanes32_x16(func: str = "exp"):
-    """``func``'s AVX-512 float32 lanes (its ``LANES32_AVX512``) alone over n inputs, 16 at a
-    time (the last block masked, as in the pass), writing the mask of the lanes each block
-    flagged to `count`; built for avx512."""
-    table, _, x16 = lanes_source(func)
-    src = (fast64.COMMON + table + fast64.SCHEDULE + x16
-           + "void ul_lanes(const float *restrict x, float *restrict y, long n,\n"
-           "              uint32_t *restrict count) {\n"
-           "    __m512 hi[4], lo[4];\n"
-           "    for (int t = 0; t < 4; t++) {\n"
-           "        hi[t] = _mm512_loadu_ps(ul_exp32_hi + 16 * t);\n"
-           "        lo[t] = _mm512_loadu_ps(ul_exp32_lo + 16 * t);\n    }\n"
-           "    for (long i = 0; i < n; i += 16) {\n"
-           "        const long left = n - i;\n"
-           "        const __mmask16 keep = left >= 16 ? (__mmask16)0xFFFF\n"
-           "                                          : (__mmask16)((1u << left) - 1u);\n"
-           f"        count[i / 16] = ul_{func}_lanes32_x16(x + i, y + i, keep, hi, lo);\n"
-           "    }\n}\n")
-    return lanes_function(f"{func}_lanes32_x16_test", src, "avx512")
-
-
 def lanes_function(name: str, src: str, variant: str):
     """``ul_lanes(x, y, n, count)`` of the C ``src`` built for ``variant``."""
     fn = ctypes.CDLL(str(native.build_source(name, src, variant))).ul_lanes
@@ -1005,7 +1031,7 @@ def test_exp_avx512_lanes_are_the_generic_lanes_bit_for_bit(func):
     lane for lane, and return the mask of the lanes each block of 16 flagged; a tail of 1 to 15
     inputs is read and written under a mask (nothing past it is touched)."""
     runnable("avx512")
-    generic, x16 = lanes32("avx512", func), lanes32_x16(func)
+    generic, x16 = lanes32("avx512", func), avx512_lanes32_x16(func)
     x = lanes_inputs(func, 11, 1 << 16, 1 << 18)
     want = np.empty_like(x)
     generic(x.ctypes.data, want.ctypes.data, x.size)
@@ -1023,24 +1049,16 @@ def lanes32_x8(func: str = "exp"):
     last block masked, as in the pass), writing the mask of the lanes each block flagged to
     `count`; built for avx2."""
     mod = fast64.module(func)
-    src = (fast64.COMMON + mod.tables() + mod.LANES32_AVX2
-           + "void ul_lanes(const float *restrict x, float *restrict y, long n,\n"
-           "              uint32_t *restrict count) {\n"
-           "    const __m256 t[4] = {\n"
-           "        _mm256_loadu_ps(ul_exp32_a_hi), _mm256_loadu_ps(ul_exp32_a_lo),\n"
-           "        _mm256_loadu_ps(ul_exp32_b_hi), _mm256_loadu_ps(ul_exp32_b_lo)};\n"
-           "    for (long i = 0; i < n; i += 8)\n"
-           f"        count[i / 8] = ul_{func}_lanes32_x8(x + i, y + i, n - i, t);\n"
-           "}\n")
-    return lanes_function(f"{func}_lanes32_x8_test", src, "avx2")
+    setup = ("    const __m256 t[4] = {\n"
+             "        _mm256_loadu_ps(ul_exp32_a_hi), _mm256_loadu_ps(ul_exp32_a_lo),\n"
+             "        _mm256_loadu_ps(ul_exp32_b_hi), _mm256_loadu_ps(ul_exp32_b_lo)};\n")
+    return lanes_harness(func, mod.tables() + mod.LANES32_AVX2, setup, 8,
+                         f"ul_{func}_lanes32_x8(x + i, y + i, n - i, t)", "avx2")
 
 
 def run_x8(func: str, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(what ``lanes32_x8`` writes, the flag masks of its blocks) on ``x``."""
-    got = np.empty_like(x)
-    count = np.zeros((x.size + 7) // 8, dtype=np.uint32)
-    lanes32_x8(func)(x.ctypes.data, got.ctypes.data, x.size, count.ctypes.data)
-    return got, count
+    """``run_blocks`` of ``lanes32_x8(func)``."""
+    return run_blocks(lanes32_x8(func), x, 8)
 
 
 @pytest.mark.parametrize("func", sorted(LANES))

@@ -138,6 +138,17 @@ void ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
 """
 
 
+def segment(text: str, first: str, last: str) -> str:
+    """The lines of the C ``text`` from the one that starts with ``first`` to the one that
+    starts with ``last``, both included (each found exactly once: an ``AssertionError`` if the
+    text changed), for a pass whose C is made from another's."""
+    if text.count(first) != 1 or text.count(last) != 1:
+        raise AssertionError(f"the C a pass is made from changed: {first[:40]!r}, {last[:40]!r}")
+    start = text.index(first)
+    end = text.index("\n", text.index(last, start)) + 1
+    return text[start:end]
+
+
 def rerun_flagged(fallback: str) -> str:
     """The C, in the loop of a pass that evaluates in float32 lanes first, after a vector of
     lanes from element ``i`` on stored its results in ``y`` and returned the bit mask ``m`` of
@@ -337,6 +348,7 @@ __all__ = [
     "lanes_loop_x16",
     "module",
     "rerun_flagged",
+    "segment",
     "source",
     "source_sha256",
     "symbol",

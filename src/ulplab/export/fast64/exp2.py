@@ -47,7 +47,7 @@ test's share, as for exp).
 
 from __future__ import annotations
 
-from ulplab.export.fast64 import ROUND_RANGE32
+from ulplab.export.fast64 import ROUND_RANGE32, segment
 from ulplab.export.fast64 import exp as exp_pass
 from ulplab.export.fast64.tables import (
     exp_table,
@@ -90,23 +90,13 @@ static inline uint32_t ul_exp2_lanes64(float x) {{
 """The float64 evaluation, on the elements the float32 lanes flag (and on every element in the
 portable build)."""
 
-def _segment(text: str, first: str, last: str) -> str:
-    """The lines of ``text`` from the one that starts with ``first`` to the one that starts
-    with ``last``, both included (each found exactly once)."""
-    if text.count(first) != 1 or text.count(last) != 1:
-        raise AssertionError(f"exp's float32 lanes changed: {first[:40]!r}, {last[:40]!r}")
-    start = text.index(first)
-    end = text.index("\n", text.index(last, start)) + 1
-    return text[start:end]
-
-
 LANES32_SWAPS = [
-    (_segment(exp_pass.LANES32, "/* exp(v) in float32 lanes", "   result's bits"),
+    (segment(exp_pass.LANES32, "/* exp(v) in float32 lanes", "   result's bits"),
      """/* 2^v in float32 lanes (ulplab.export.fast64.exp2: exp's lanes with r ln2 for exp's
    reduced argument): the correctly rounded result's bits, or 0x7FC00001 where the rounding
    test cannot decide or |v| > 125 */
 """),
-    (_segment(exp_pass.LANES32, "    const uint32_t bad", "    const float c ="),
+    (segment(exp_pass.LANES32, "    const uint32_t bad", "    const float c ="),
      """    const uint32_t bad = (int32_t)(u & 0x7FFFFFFFu) > 0x42FA0000;  /* 125.0 */
     const float kt = fmaf(v, 0x1p6f, 0x1.8p23f);
     const float k = kt - 0x1.8p23f;
@@ -115,7 +105,7 @@ LANES32_SWAPS = [
     const float r1 = r * UL_LN2_F;
     const float c = fmaf(r, UL_LN2_F, -r1) + r * UL_LN2_F_LO;
 """),
-    (_segment(exp_pass.LANES32_AVX512, "    const __mmask16 bad", "    const __m512 c ="),
+    (segment(exp_pass.LANES32_AVX512, "    const __mmask16 bad", "    const __m512 c ="),
      """    const __mmask16 bad = _mm512_cmpgt_epu32_mask(              /* |v| > 125.0 */
         _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF)), _mm512_set1_epi32(0x42FA0000));
     const __m512 kt = _mm512_fmadd_ps(v, _mm512_set1_ps(0x1p6f), _mm512_set1_ps(0x1.8p23f));
@@ -126,7 +116,7 @@ LANES32_SWAPS = [
     const __m512 c = _mm512_add_ps(_mm512_fmsub_ps(red, _mm512_set1_ps(UL_LN2_F), r1),
                                    _mm512_mul_ps(red, _mm512_set1_ps(UL_LN2_F_LO)));
 """),
-    (_segment(exp_pass.LANES32_AVX2, "    const __m256i bad", "    const __m256 c ="),
+    (segment(exp_pass.LANES32_AVX2, "    const __m256i bad", "    const __m256 c ="),
      """    const __m256i bad = _mm256_cmpgt_epi32(                     /* |v| > 125.0 */
         _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF)), _mm256_set1_epi32(0x42FA0000));
     const __m256 kt = _mm256_fmadd_ps(v, _mm256_set1_ps(0x1p6f), _mm256_set1_ps(0x1.8p23f));

@@ -411,6 +411,31 @@ LANES32_P = f"""_mm512_fmadd_ps(
 and ``sq`` (Estrin's scheme; softplus's lanes use it too)."""
 
 
+def lanes32_core(k: str) -> str:
+    """The C of the float32 lanes' middle on AVX-512 registers, given r (exact), lh, ll and the
+    float k (named ``k``): hi = k L1 + lh (exact), hi + r = s1 + e1 and s1 - r^2/2 = s2 + e2
+    (Fast2Sums; sq + sql = r^2), p (``LANES32_P``) and a = (k L2 + ll) - sql/2 + r^3 p; the
+    caller adds e1 + e2 (log's lanes; softplus's also its r's low part) to a for lo."""
+    return f"""\
+    const __m512 hi = _mm512_fmadd_ps({k}, _mm512_set1_ps(UL_LN2_F1), lh);   /* exact */
+    /* hi + r = s1 + e1 (Fast2Sum); s1 - r^2/2 = s2 + e2 (Fast2Sum; sq + sql = r^2) */
+    const __m512 s1 = _mm512_add_ps(hi, r);
+    const __m512 e1 = _mm512_sub_ps(r, _mm512_sub_ps(s1, hi));
+    const __m512 sq = _mm512_mul_ps(r, r);
+    const __m512 sql = _mm512_fmsub_ps(r, r, sq);
+    const __m512 s2 = _mm512_fnmadd_ps(sq, _mm512_set1_ps(0.5f), s1);
+    const __m512 e2 = _mm512_fnmadd_ps(sq, _mm512_set1_ps(0.5f), _mm512_sub_ps(s1, s2));
+    /* p = (c3 + c4 r) + sq ((c5 + c6 r) + c7 sq) (Estrin's scheme: the loop is bound by
+       its latency, and Horner's took 0.264 ns an element against 0.250) */
+    const __m512 p = {LANES32_P};
+    /* lo = ((k L2 + ll) - sql/2 + r^3 p) + (e1 + e2): e1 + e2 last, the end of the longest
+       chain (a chain of the small terms first, then ll, then k L2, took 0.250 -> 0.227) */
+    __m512 a = _mm512_fmadd_ps({k}, _mm512_set1_ps(UL_LN2_F2), ll);
+    a = _mm512_fmadd_ps(sql, _mm512_set1_ps(-0.5f), a);
+    a = _mm512_fmadd_ps(_mm512_mul_ps(sq, r), p, a);
+"""
+
+
 LANES32_AVX512 = f"""
 /* log(x) in the 16 float32 lanes of an AVX-512 register (ulplab.export.fast64.log: the
    analysis): each operation rounded to nearest (an fmadd, fmsub or fnmadd is fmaf with its
@@ -437,23 +462,7 @@ UL_SCHEDULE static inline uint32_t ul_log_lanes32_x16(const float *x, float *y, 
     const __m512 lh = _mm512_permutex2var_ps(t[2], idx, t[3]);
     const __m512 ll = _mm512_permutex2var_ps(t[4], idx, t[5]);
     const __m512 r = _mm512_fmadd_ps(z, invc, _mm512_set1_ps(-1.0f));       /* exact */
-    const __m512 hi = _mm512_fmadd_ps(kf, _mm512_set1_ps(UL_LN2_F1), lh);   /* exact */
-    /* hi + r = s1 + e1 (Fast2Sum); s1 - r^2/2 = s2 + e2 (Fast2Sum; sq + sql = r^2) */
-    const __m512 s1 = _mm512_add_ps(hi, r);
-    const __m512 e1 = _mm512_sub_ps(r, _mm512_sub_ps(s1, hi));
-    const __m512 sq = _mm512_mul_ps(r, r);
-    const __m512 sql = _mm512_fmsub_ps(r, r, sq);
-    const __m512 s2 = _mm512_fnmadd_ps(sq, _mm512_set1_ps(0.5f), s1);
-    const __m512 e2 = _mm512_fnmadd_ps(sq, _mm512_set1_ps(0.5f), _mm512_sub_ps(s1, s2));
-    /* p = (c3 + c4 r) + sq ((c5 + c6 r) + c7 sq) (Estrin's scheme: the loop is bound by
-       its latency, and Horner's took 0.264 ns an element against 0.250) */
-    const __m512 p = {LANES32_P};
-    /* lo = ((k L2 + ll) - sql/2 + r^3 p) + (e1 + e2): e1 + e2 last, the end of the longest
-       chain (a chain of the small terms first, then ll, then k L2, took 0.250 -> 0.227) */
-    __m512 a = _mm512_fmadd_ps(kf, _mm512_set1_ps(UL_LN2_F2), ll);
-    a = _mm512_fmadd_ps(sql, _mm512_set1_ps(-0.5f), a);
-    a = _mm512_fmadd_ps(_mm512_mul_ps(sq, r), p, a);
-    const __m512 lo = _mm512_add_ps(a, _mm512_add_ps(e1, e2));
+{lanes32_core("kf")}    const __m512 lo = _mm512_add_ps(a, _mm512_add_ps(e1, e2));
     /* s2 + lo = s + e (Fast2Sum) */
     const __m512 s = _mm512_add_ps(s2, lo);
     const __m512 e = _mm512_sub_ps(lo, _mm512_sub_ps(s, s2));

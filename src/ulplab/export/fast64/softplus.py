@@ -52,16 +52,17 @@ rounded to nearest (fmaf one rounding):
 * |x| > 64 (and NaN): x > 64 (+inf included) keeps x itself (log1p(E) < 2^-92, below half an
   ulp of x), the rest is flagged (x < -64: results below 2^-92, which the float64 evaluation
   and the second pass take, with their subnormal cases);
-* E = exp(-|x|) by exp's float32 lanes (``ulplab.export.fast64.exp``: the same operations in
-  the same order, its 64-entry tables in eight registers) as (S + Se) 2^m, S + Se within
+* E = exp(-|x|) by exp's float32 lanes (``ulplab.export.fast64.exp``: their text, ``EXP_LANES``,
+  in a C block of its own; its 64-entry tables in eight registers) as (S + Se) 2^m, S + Se within
   2^-36.22 of the scaled-down value (S in [0.9945, 1.99)): E = Eh + El within 2^-36.21
   relative (``EXP_LANES_ERROR``); 2^m scales both exactly (m >= -93: both stay normal);
 * U = 1 + E = Uh + t1 + El exactly (Uh = 1 + Eh rounded, t1 = Eh - (Uh - 1): Fast2Sum, 1 >=
   Eh); Uh = 2^k z by log's reduction (k = 0 or 1, log's 32 subintervals,
-  ``ulplab.export.fast64.log``: its float32 tables and lanes); next to 1 (Uh < 1 + 2^-5, |x|
-  > 3.47) log1p(E) = log1p(r + rl) with r = Eh, rl = El exactly (|r| < 2^-5 + 2^-23, |rl| <=
-  2^-24 r); elsewhere log(U) = k ln2 + logc + log1p(r + rl), r = z invc - 1 exact, rl = (t1 +
-  El) 2^-k invc rounded twice (|rl| <= 2^-23 invc 2^-k, each rounding 2^-24 of it);
+  ``ulplab.export.fast64.log``: its float32 tables, and its lanes' text, ``log.lanes32_core``);
+  next to 1 (Uh < 1 + 2^-5, |x| > 3.47) log1p(E) = log1p(r + rl) with r = Eh, rl = El
+  exactly (|r| < 2^-5 + 2^-23, |rl| <= 2^-24 r); elsewhere log(U) = k ln2 + logc +
+  log1p(r + rl), r = z invc - 1 exact, rl = (t1 + El) 2^-k invc rounded twice (|rl| <= 2^-23
+  invc 2^-k, each rounding 2^-24 of it);
 * log1p(r + rl) as log's lanes compute log1p(r) (hi + r - r^2/2 + r^3 p + ll + k L2 in two
   Fast2Sums and the small terms), with rl (1 - r + r^2 - r^3) added to e1 + e2 (the terms
   dropped: below rl r^4 / (1 - |r|) + rl^2 / (1 - |r|)^2); the bound of each rounding as in
@@ -102,7 +103,9 @@ from ulplab.export.fast64 import (
     avx512_entry,
     lanes_loop_x16,
     log,
+    segment,
 )
+from ulplab.export.fast64 import exp as exp_pass
 from ulplab.export.fast64.exp import CORE as EXP_CORE
 from ulplab.export.fast64.log import BITS, TAYLOR
 from ulplab.export.fast64.tables import (
@@ -193,6 +196,12 @@ def lanes32_bound() -> dict[str, tuple[float, int, int]]:
     return {key: (math.log2(v[0]), v[1], v[2]) for key, v in worst.items()}
 
 
+EXP_LANES = "".join("    " + line + "\n" for line in segment(
+    exp_pass.LANES32_AVX512, "    const __m512 kt =", "    const __m512 e = ").splitlines())
+"""exp's AVX-512 float32 lanes from k to their result s + e (``exp.LANES32_AVX512``'s text,
+indented for a block of its own), softplus's E."""
+
+
 LANES32_AVX512 = f"""
 /* softplus(x) in the 16 float32 lanes of an AVX-512 register (ulplab.export.fast64.softplus:
    the analysis): E = exp(-|x|) by exp's float32 lanes (ulplab.export.fast64.exp: the same
@@ -210,36 +219,23 @@ UL_SCHEDULE static inline uint32_t ul_softplus_lanes32_x16(const float *x, float
     const __m512i au = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
     const __mmask16 big = _mm512_cmpgt_epu32_mask(au, _mm512_set1_epi32(0x42800000)); /* 64 */
     const __mmask16 kept = _mm512_mask_cmple_epu32_mask(big, u, _mm512_set1_epi32(0x7F800000));
-    /* E = exp(v), v = -|x|: exp's float32 lanes */
-    const __m512 v = _mm512_castsi512_ps(_mm512_or_si512(au, _mm512_set1_epi32((int)0x80000000u)));
-    const __m512 kt = _mm512_fmadd_ps(v, _mm512_set1_ps(UL_64_LN2_F), _mm512_set1_ps(0x1.8p23f));
-    const __m512 k = _mm512_sub_ps(kt, _mm512_set1_ps(0x1.8p23f));
-    const __m512i kb = _mm512_castps_si512(kt);
-    const __m512 r1 = _mm512_fnmadd_ps(k, _mm512_set1_ps(UL_LN2_64_F), v);
-    const __m512 c = _mm512_mul_ps(k, _mm512_set1_ps(UL_LN2_64_F_OVER));
-    const __m512 rr = _mm512_add_ps(r1, c);
-    const __m512 q = _mm512_mul_ps(
-        _mm512_mul_ps(rr, rr),
-        _mm512_fmadd_ps(_mm512_fmadd_ps(rr, _mm512_set1_ps(0x1.555556p-5f),
-                                        _mm512_set1_ps(0x1.555556p-3f)),
-                        rr, _mm512_set1_ps(0.5f)));
-    const __mmask16 upper = _mm512_test_epi32_mask(kb, _mm512_set1_epi32(32));
-    const __m512 th = _mm512_mask_blend_ps(upper, _mm512_permutex2var_ps(t[0], kb, t[1]),
-                                           _mm512_permutex2var_ps(t[2], kb, t[3]));
-    const __m512 tl = _mm512_mask_blend_ps(upper, _mm512_permutex2var_ps(t[4], kb, t[5]),
-                                           _mm512_permutex2var_ps(t[6], kb, t[7]));
-    const __m512 w = _mm512_fmadd_ps(th, _mm512_add_ps(c, q), _mm512_fmadd_ps(tl, r1, tl));
-    const __m512 ph = _mm512_mul_ps(th, r1);
-    const __m512 pl = _mm512_fmsub_ps(th, r1, ph);
-    const __m512 s1 = _mm512_add_ps(th, ph);
-    const __m512 e1 = _mm512_sub_ps(ph, _mm512_sub_ps(s1, th));
-    const __m512 lo1 = _mm512_add_ps(e1, _mm512_add_ps(pl, w));
-    const __m512 es = _mm512_add_ps(s1, lo1);
-    const __m512 ee = _mm512_sub_ps(lo1, _mm512_sub_ps(es, s1));
+    /* E = exp(v), v = -|x|: exp's float32 lanes, their text (ulplab.export.fast64.exp: the
+       same operations in the same order), in a block of their own: E = (es + ee) 2^m */
+    const __m512 v = _mm512_castsi512_ps(
+        _mm512_or_si512(au, _mm512_set1_epi32((int)0x80000000u)));
+    __m512 es, ee;
+    __m512i kbs;
+    {{
+        const __m512 *hi = t, *lo = t + 4;
+{EXP_LANES}\
+        es = s;
+        ee = e;
+        kbs = kb;
+    }}
     /* 2^m, m = k >> 6 (kb >> 6 << 23 is m << 23 mod 2^32, as in exp's lanes): m >= -93 here,
        so Eh and El are es and ee scaled exactly, and normal */
     const __m512 scale = _mm512_castsi512_ps(_mm512_add_epi32(
-        _mm512_slli_epi32(_mm512_srli_epi32(kb, 6), 23), _mm512_set1_epi32(0x3F800000)));
+        _mm512_slli_epi32(_mm512_srli_epi32(kbs, 6), 23), _mm512_set1_epi32(0x3F800000)));
     const __m512 eh = _mm512_mul_ps(es, scale);
     const __m512 el = _mm512_mul_ps(ee, scale);
     /* U = 1 + E = uh + t1 + el exactly (Fast2Sum: 1 >= eh) */
@@ -268,25 +264,14 @@ UL_SCHEDULE static inline uint32_t ul_softplus_lanes32_x16(const float *x, float
                             _mm512_mul_ps(invc, _mm512_fnmadd_ps(k2, _mm512_set1_ps(0.5f),
                                                                  _mm512_set1_ps(1.0f)))),
         el);
-    /* log's lanes: hi + r = s1 + e1, s1 - r^2/2 = s2 + e2 (Fast2Sum), p by Estrin's scheme */
-    const __m512 hi = _mm512_fmadd_ps(k2, _mm512_set1_ps(UL_LN2_F1), lh);
-    const __m512 g1 = _mm512_add_ps(hi, r);
-    const __m512 f1 = _mm512_sub_ps(r, _mm512_sub_ps(g1, hi));
-    const __m512 sq = _mm512_mul_ps(r, r);
-    const __m512 sql = _mm512_fmsub_ps(r, r, sq);
-    const __m512 g2 = _mm512_fnmadd_ps(sq, _mm512_set1_ps(0.5f), g1);
-    const __m512 f2 = _mm512_fnmadd_ps(sq, _mm512_set1_ps(0.5f), _mm512_sub_ps(g1, g2));
-    const __m512 p = {log.LANES32_P};
-    __m512 a = _mm512_fmadd_ps(k2, _mm512_set1_ps(UL_LN2_F2), ll);
-    a = _mm512_fmadd_ps(sql, _mm512_set1_ps(-0.5f), a);
-    a = _mm512_fmadd_ps(_mm512_mul_ps(sq, r), p, a);
-    /* rl (1 - r + r^2 - r^3): log1p(r + rl) - log1p(r) to below 2^-45 */
+    /* log's lanes on r (ulplab.export.fast64.log), then r's low part */
+{log.lanes32_core("k2")}    /* rl (1 - r + r^2 - r^3): log1p(r + rl) - log1p(r) to below 2^-45 */
     const __m512 gr = _mm512_fmsub_ps(r, _mm512_fnmadd_ps(r, r, r), r);
     const __m512 rlc = _mm512_fmadd_ps(rl, gr, rl);
-    const __m512 lo = _mm512_add_ps(a, _mm512_add_ps(_mm512_add_ps(f1, f2), rlc));
-    /* max(x, 0) + g2 + lo: the larger of the first two first (Fast2Sum), then lo */
+    const __m512 lo = _mm512_add_ps(a, _mm512_add_ps(_mm512_add_ps(e1, e2), rlc));
+    /* max(x, 0) + s2 + lo: the larger of the first two first (Fast2Sum), then lo */
     const __m512 xp = _mm512_max_ps(_mm512_castsi512_ps(u), _mm512_setzero_ps());
-    const __m512 big1 = _mm512_max_ps(xp, g2), small1 = _mm512_min_ps(xp, g2);
+    const __m512 big1 = _mm512_max_ps(xp, s2), small1 = _mm512_min_ps(xp, s2);
     const __m512 h1 = _mm512_add_ps(big1, small1);
     const __m512 d1 = _mm512_sub_ps(small1, _mm512_sub_ps(h1, big1));
     const __m512 lo2 = _mm512_add_ps(lo, d1);
@@ -294,7 +279,7 @@ UL_SCHEDULE static inline uint32_t ul_softplus_lanes32_x16(const float *x, float
     const __m512 e = _mm512_sub_ps(lo2, _mm512_sub_ps(s, h1));
     /* s is the correctly rounded result where |e| < H - B: H = 2^(E-24) (E the exponent of
        the float32 below s: half the smaller gap beside s), taken as H (1 - 2^-20) so that
-       the one rounding of H - B can only lower it; B = beta g2 (g2 >= log1p(E) (1 - 2^-11)),
+       the one rounding of H - B can only lower it; B = beta s2 (s2 >= log1p(E) (1 - 2^-11)),
        beta = 1.5 2^-32 next to 1, 1.5 2^-35 where k2 = 1, 1.5 2^-33 elsewhere */
     const __m512 hh = _mm512_castsi512_ps(_mm512_add_epi32(
         _mm512_and_si512(_mm512_sub_epi32(_mm512_castps_si512(s), _mm512_set1_epi32(1)),
@@ -304,7 +289,7 @@ UL_SCHEDULE static inline uint32_t ul_softplus_lanes32_x16(const float *x, float
         near, _mm512_mask_blend_ps(k1, _mm512_set1_ps({LANES32_BETA.hex()}f),
                                    _mm512_set1_ps({LANES32_BETA_K1.hex()}f)),
         _mm512_set1_ps({LANES32_BETA_NEAR.hex()}f));
-    const __m512 thr = _mm512_fnmadd_ps(g2, beta, hh);
+    const __m512 thr = _mm512_fnmadd_ps(s2, beta, hh);
     const __m512 m = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(e),
                                                           _mm512_set1_epi32(0x7FFFFFFF)));
     const __mmask16 ok = _mm512_mask_cmp_ps_mask((__mmask16)~big, m, thr, _CMP_LT_OQ);
