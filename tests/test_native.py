@@ -4,6 +4,7 @@ main loop vectorizes, the build is cached, and NumPy buffers are used in place."
 import ctypes
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -226,9 +227,10 @@ def test_compiled_lookup_is_np_take(monkeypatch):
 @pytest.mark.parametrize("variant", native.runnable_variants())
 def test_padded_gather_lookup_is_the_table(variant):
     """The 16-bit lookup's gather loop (``ulplab_lookup16_padded``: AVX2 or AVX-512 gathers of
-    32-bit entry pairs where the build has them) gives table[index] for every
-    index, the last entry's included (it reads the padding entry), and for lengths that leave
-    a tail for the scalar loop; ``lookup`` takes it from ``LOOKUP_PADDED_FROM`` indices on."""
+    32-bit entry pairs where the build has them, and the processor is not an AMD one, or
+    forced: both are run) gives table[index] for every index, the last entry's included (it
+    reads the padding entry), and for lengths that leave a tail for the scalar loop;
+    ``lookup`` takes it from ``LOOKUP_PADDED_FROM`` indices on."""
     rng = np.random.default_rng(11)
     tab = rng.integers(0, 1 << 16, 1 << 16, dtype=np.uint64).astype(np.uint16)
     padded = np.concatenate([tab, rng.integers(0, 1 << 16, 1, dtype=np.uint64).astype(np.uint16)])
@@ -237,14 +239,40 @@ def test_padded_gather_lookup_is_the_table(variant):
     fn.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_long]
     idx = np.concatenate([np.arange(1 << 16, dtype=np.uint16)[::-1],
                           rng.integers(0, 1 << 16, 1021, dtype=np.uint64).astype(np.uint16)])
-    for n in (idx.size, idx.size - 5, 15, 7, 0):
-        out = np.zeros(n, np.uint16)
-        fn(padded.ctypes.data, idx.ctypes.data, out.ctypes.data, n)
-        assert np.array_equal(out, tab[idx[:n]]), (variant, n)
+    choose = getattr(lib, "ulplab_lookup_gathers", None)
+    assert (choose is not None) is (variant in native.X86_ONLY)
+    for gathers in (1, 0) if choose is not None else (None,):
+        if choose is not None:
+            assert choose(gathers) == gathers
+        for n in (idx.size, idx.size - 5, 15, 7, 0):
+            out = np.zeros(n, np.uint16)
+            fn(padded.ctypes.data, idx.ctypes.data, out.ctypes.data, n)
+            assert np.array_equal(out, tab[idx[:n]]), (variant, gathers, n)
+    if choose is not None:
+        choose(-1)
     big = rng.integers(0, 1 << 16, native.LOOKUP_PADDED_FROM + 3, dtype=np.uint64)
     big = big.astype(np.uint16)
     big[-1] = 0xFFFF
     assert np.array_equal(native.lookup(tab, big), tab[big])
+
+
+def test_lookup_gathers_follow_the_vendor_and_refuse_odd_choices():
+    """``set_lookup_gathers``: -1 is the processor's choice (the scalar loop on an AMD
+    processor, read from /proc/cpuinfo where it exists), 0 and 1 force one; anything else is a
+    UsageError (a bool too)."""
+    for bad in (2, -2, True, 0.0, "1"):
+        with pytest.raises(UsageError):
+            native.set_lookup_gathers(bad)
+    got = native.set_lookup_gathers(-1)
+    if got is None:
+        return
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        assert got == int("AuthenticAMD" not in cpuinfo.read_text())
+    try:
+        assert native.set_lookup_gathers(1) == 1 and native.set_lookup_gathers(0) == 0
+    finally:
+        native.set_lookup_gathers(-1)
 
 
 @pytest.mark.parametrize("rounding", ["odd", "float32"])

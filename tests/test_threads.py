@@ -341,15 +341,17 @@ def _longest_stall(call) -> tuple[float, float]:
 
 
 def test_the_foreign_call_releases_the_gil():
-    """A Python thread keeps counting while a long det call (one thread, 2^24 elements, about
-    0.05 s) runs: it never stalls for half the call. A foreign call that holds the GIL
+    """A Python thread keeps counting while long det calls (one thread, 2^24 elements, ten
+    calls: exp's pass takes about 4 ms a call since its float32 lanes, less than the
+    interpreter's switch interval, so one call alone can end before the other thread is
+    scheduled) run: it never stalls for half the time. A foreign call that holds the GIL
     (``usleep`` through ``ctypes.PyDLL``) for as long stalls it for most of the call: the check
     tells the two apart."""
     x = np.random.default_rng(2).uniform(-80, 80, 1 << 24).astype(np.float32)
     kern = det.float32_kernel("exp")
     kern(x, threads=1)
     usleep = ctypes.PyDLL(None).usleep
-    elapsed, stall = _longest_stall(lambda: kern(x, threads=1))
+    elapsed, stall = _longest_stall(lambda: [kern(x, threads=1) for _ in range(10)])
     assert stall < elapsed / 2, (stall, elapsed)
     held, held_stall = _longest_stall(lambda: usleep(int(elapsed * 1e6)))
     assert held_stall > held / 2, (held_stall, held)

@@ -1188,21 +1188,43 @@ UL_SCALAR void ulplab_lookup8(const uint8_t *restrict tab, const uint8_t *restri
 }
 /* The same for 16-bit entries by the CPU's 32-bit gather (AVX2: 8 a vector, AVX-512: 16): each
    lane reads tab[idx] and tab[idx + 1] as one little-endian 32-bit word and keeps its low half,
-   so `tab` must hold 2^16 + 1 entries (the caller pads the table); the scalar loop elsewhere
-   and for the tail. One load a lane instead of the scalar loop's two (index and entry).
-   Measured on the project's 2-core AVX-512 VM, one thread, bfloat16 indices of uniform values
-   in [-8, 8], ns an element, scalar against this: AVX-512 build 0.44-0.51 against 0.27-0.30 on
-   2^24 indices, 0.27 against 0.19 on 2^16 (in cache); AVX2 build 0.53 against 0.31 on 2^24,
-   0.28 against 0.19-0.20 on 2^16 (with one gather an iteration and a 16-byte store, 0.51-0.55
-   and 0.29: two and a 32-byte store are what made it pay; on AVX-512 two gained nothing). */
+   so `tab` must hold 2^16 + 1 entries (the caller pads the table); the scalar loop elsewhere,
+   on AMD processors (ul_lookup_gathers) and for the tail. One load a lane instead of the
+   scalar loop's two (index and entry).
+   Measured on the project's 2-core Intel Xeon VM (AVX-512), one thread, bfloat16 indices of
+   uniform values in [-8, 8], ns an element, scalar against this: AVX-512 build 0.44-0.51
+   against 0.27-0.30 on 2^24 indices, 0.27 against 0.19 on 2^16 (in cache); AVX2 build 0.53
+   against 0.31 on 2^24, 0.28 against 0.19-0.20 on 2^16 (with one gather an iteration and a
+   16-byte store, 0.51-0.55 and 0.29: two and a 32-byte store are what made it pay; on AVX-512
+   two gained nothing). */
 #if defined(__GNUC__) && (defined(__AVX2__) || defined(__AVX512F__))
 #include <immintrin.h>
+/* the gathers on Intel processors; AMD's are slower than the scalar loop here (2-core AMD EPYC
+   VM, family 26, AVX-512 build, one thread, ns an element, scalar against gathers: bfloat16
+   indices of uniform values in [-8, 8] 0.25 against 0.35 on 2^24, 0.26 against 0.37 on 2^16;
+   random indices 0.38-0.42 against 0.39-0.40) */
+static int ul_lookup_chosen = -1;
+/* 1: gathers, 0: the scalar loop, -1: the processor's choice again; returns the choice now in
+   effect (the tests run both) */
+int ulplab_lookup_gathers(int gathers) {
+    if (gathers < 0) {
+        __builtin_cpu_init();
+        gathers = !__builtin_cpu_is("amd");
+    }
+    __atomic_store_n(&ul_lookup_chosen, gathers, __ATOMIC_RELAXED);
+    return gathers;
+}
+static int ul_lookup_gathers(void) {
+    const int g = __atomic_load_n(&ul_lookup_chosen, __ATOMIC_RELAXED);
+    return g < 0 ? ulplab_lookup_gathers(-1) : g;
+}
 #endif
 UL_SCALAR void ulplab_lookup16_padded(const uint16_t *restrict tab,
                                       const uint16_t *restrict idx, uint16_t *restrict out,
                                       long n) {
     long i = 0;
 #if defined(__GNUC__) && defined(__AVX512F__) && defined(__AVX512BW__)
+    if (ul_lookup_gathers())
     for (; i + 16 <= n; i += 16) {
         const __m512i ix = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(idx + i)));
         const __m512i v = _mm512_i32gather_epi32(ix, (const void *)tab, 2);
@@ -1212,6 +1234,7 @@ UL_SCALAR void ulplab_lookup16_padded(const uint16_t *restrict tab,
     /* two gathers an iteration, packed into one 32-byte store (packus works within 128-bit
        lanes: the permute puts the four 64-bit quarters back in order) */
     const __m256i low = _mm256_set1_epi32(0xFFFF);
+    if (ul_lookup_gathers())
     for (; i + 16 <= n; i += 16) {
         const __m256i i0 = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(idx + i)));
         const __m256i i1 = _mm256_cvtepu16_epi32(
@@ -1244,7 +1267,25 @@ def _lookup_lib() -> ctypes.CDLL | None:
 LOOKUP_PADDED_FROM = 1 << 16
 """From this many 16-bit indices on, ``lookup`` copies the table once into one of 2^16 + 1
 entries and runs ``ulplab_lookup16_padded`` (the CPU's 32-bit gather where the build has AVX2
-or AVX-512; the copy, 128 KiB, costs a few microseconds)."""
+or AVX-512 and the processor is not an AMD one, ``set_lookup_gathers``; the copy, 128 KiB,
+costs a few microseconds)."""
+
+
+def set_lookup_gathers(gathers: int) -> int | None:
+    """From now on, in this process, run ``ulplab_lookup16_padded``'s gathers (1), its scalar
+    loop (0) or the processor's choice (-1, the default: the scalar loop on AMD processors,
+    whose gathers were slower there, the gathers elsewhere); returns the choice in effect, or
+    None where the lookup library has no gathers (no AVX2 build, or no compiler). The same
+    results either way (tested)."""
+    if type(gathers) is not int or gathers not in (-1, 0, 1):
+        raise UsageError(f"no lookup choice {gathers!r}; valid: -1, 0 or 1")
+    lib = _lookup_lib()
+    fn = getattr(lib, "ulplab_lookup_gathers", None) if lib is not None else None
+    if fn is None:
+        return None
+    fn.argtypes = [ctypes.c_int]
+    fn.restype = ctypes.c_int
+    return int(fn(gathers))
 
 
 def lookup(table: np.ndarray, index: np.ndarray, threads: int | None = None) -> np.ndarray:
@@ -1366,14 +1407,43 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
     return run
 
 
-__all__ = ["CHUNK", "FAST64_FLAGS", "FIRST_PASSES", "GATHER_FLAG", "HUGE_PAGE",
-           "LOOKUP_PADDED_FROM",
-           "MIN_PER_THREAD", "MIN_PER_THREAD_LOOKUP", "POOL", "POOL_PIECES", "POOL_SPIN_NS",
-           "SUBCHUNK", "SUBCHUNK_AMD", "THREADS_ENV", "VARIANTS",
-           "array_function", "best_variant",
-           "buffer_function", "build",
-           "build_source", "cached_library", "check_first_pass",
-           "check_threads", "cpu_count", "env_threads",
-           "fast64_flags", "float32_input", "float32_output", "kernel", "lookup", "pool_grain",
-           "resolve_threads", "run_pooled", "run_sliced", "runnable_variants", "set_fast64_tables",
-           "slice_bounds"]
+__all__ = [
+    "CHUNK",
+    "FAST64_FLAGS",
+    "FIRST_PASSES",
+    "GATHER_FLAG",
+    "HUGE_PAGE",
+    "LOOKUP_PADDED_FROM",
+    "MIN_PER_THREAD",
+    "MIN_PER_THREAD_LOOKUP",
+    "POOL",
+    "POOL_PIECES",
+    "POOL_SPIN_NS",
+    "SUBCHUNK",
+    "SUBCHUNK_AMD",
+    "THREADS_ENV",
+    "VARIANTS",
+    "array_function",
+    "best_variant",
+    "buffer_function",
+    "build",
+    "build_source",
+    "cached_library",
+    "check_first_pass",
+    "check_threads",
+    "cpu_count",
+    "env_threads",
+    "fast64_flags",
+    "float32_input",
+    "float32_output",
+    "kernel",
+    "lookup",
+    "pool_grain",
+    "resolve_threads",
+    "run_pooled",
+    "run_sliced",
+    "runnable_variants",
+    "set_fast64_tables",
+    "set_lookup_gathers",
+    "slice_bounds",
+]
