@@ -56,6 +56,13 @@ bfloat16 gelu lookup at 2^11 to 2^20 elements on one thread and forced onto T (t
 ``--overhead`` (instead of the table): where a one-thread call's time goes at 2^12 to 2^24
 elements (``overhead``: the runner and its first pass alone, fresh and reused outputs, against
 NumPy and a copy), in thread CPU time.
+``--loops permutes|gathers`` runs the avx512 builds of log, log2, log1p and softplus on the loop
+the processor's vendor does not choose (``native.set_fast64_tables``: permutes, and float32
+lanes for log and softplus, on AMD processors; gcc's gathers elsewhere), ``--lookup
+gathers|scalar`` the 16-bit lookup likewise (``native.set_lookup_gathers``); the JSON records
+them (``avx512_loops``, ``lookup``). On the 2-core AMD EPYC VM the gather loops took log 2.10×
+NumPy's time and softplus 1.84× the faster peer's (one thread, 2^24), against 0.95–1.00 and
+0.92–0.96 on the vendor's choice.
 """
 
 from __future__ import annotations
@@ -117,13 +124,49 @@ NUMPY["gelu_tanh"] = NUMPY["gelu"]
 
 
 
+LOOPS = {"vendor": -1, "permutes": 1, "gathers": 0}
+"""``--loops``: the argument of ``native.set_fast64_tables`` for each choice."""
+
+LOOKUPS = {"vendor": -1, "gathers": 1, "scalar": 0}
+"""``--lookup``: the argument of ``native.set_lookup_gathers`` for each choice."""
+
+AVX512_PATHS_NAMES = ("log", "log2", "log1p", "softplus")
+"""``fast64.AVX512_PATHS`` as the help text names them (tested equal)."""
+
+
+FORCED_LOOPS: int | None = None
+"""The loop ``--loops`` forced (1 or 0), or None: the processor's choice."""
+
+
+def choose_loops(loops: str, lookup: str) -> dict[str, str]:
+    """Set the avx512 builds' loops (``--loops``) and the lookup's (``--lookup``) for this
+    process; what the JSON records of them (only where they are not the processor's
+    choice)."""
+    from ulplab.export import fast64, native
+
+    global FORCED_LOOPS
+    out = {}
+    if loops != "vendor":
+        for func in fast64.AVX512_PATHS:
+            native.set_fast64_tables(func, "avx512", LOOPS[loops])
+        out["avx512_loops"] = loops
+        FORCED_LOOPS = LOOPS[loops]
+    if lookup != "vendor":
+        native.set_lookup_gathers(LOOKUPS[lookup])
+        out["lookup"] = lookup
+    return out
+
+
 def permute_loop(func: str, variant: str) -> bool:
     """Whether ``func``'s pass runs its avx512 build's loop that reads the tables by permutes on
     this processor (``fast64.AVX512_PATHS``: chosen by the vendor)."""
     from ulplab.export import fast64, native
 
-    return (variant == "avx512" and func in fast64.AVX512_PATHS
-            and native.set_fast64_tables(func, variant, -1) == 1)
+    if variant != "avx512" or func not in fast64.AVX512_PATHS:
+        return False
+    if FORCED_LOOPS is not None:
+        return FORCED_LOOPS == 1
+    return native.set_fast64_tables(func, variant, -1) == 1
 
 def glibc_kernels(flags: list[str], cc: str) -> ctypes.CDLL:
     src = ["#include <math.h>"]
@@ -213,6 +256,13 @@ def main() -> None:
     ap.add_argument("--reused-output", action="store_true",
                     help="also time det into a reused output (out=) on 1 and T threads: the "
                          "scaling without the fresh output's page faults")
+    ap.add_argument("--loops", choices=sorted(LOOPS), default="vendor",
+                    help="which loop the avx512 builds of " + ",".join(AVX512_PATHS_NAMES)
+                         + " run: the processor's choice (default), the one with permutes "
+                           "(float32 lanes for log and softplus) or gcc's with gathers")
+    ap.add_argument("--lookup", choices=sorted(LOOKUPS), default="vendor",
+                    help="the 16-bit lookup's loop (bfloat16, float16): the processor's "
+                         "choice (default), gathers or the scalar loop")
     args = ap.parse_args()
     funcs = args.funcs.split(",")
     if (not funcs or not set(funcs) <= set(GLIBC) or args.n < 1 or args.runs < 1
@@ -228,13 +278,14 @@ def main() -> None:
         except UsageError as exc:
             ap.error(str(exc))
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    choices = choose_loops(args.loops, args.lookup)
     if args.overhead:
         rows = {f: overhead(f, args.runs) for f in funcs}
         if args.json:
             from ulplab.files import write_json
 
             write_json(args.json, {"machine": machine(), "peer_simd": peer_simd(),
-                                   "runs": args.runs, "overhead": rows})
+                                   "runs": args.runs, "overhead": rows, **choices})
             print(f"figures written to {args.json}")
         return
     if args.bfloat16_only:
@@ -244,7 +295,7 @@ def main() -> None:
             from ulplab.files import write_json
 
             write_json(args.json, {"machine": machine(), "n": args.n, "runs": args.runs,
-                                   "bfloat16_gelu": row})
+                                   "bfloat16_gelu": row, **choices})
             print(f"figures written to {args.json}")
         return
     # torch's OpenMP threads otherwise spin for milliseconds after each op, holding the cores
@@ -284,7 +335,7 @@ def main() -> None:
           f"{'/glibc':>6} {'/numpy':>6} {'f32p/np':>7}   {'det T':>6} {'torch1':>6} "
           f"{'torchT':>6}  {'torchT':>6}  {'det':>5} {'torch':>6}")
     record: dict[str, Any] = {"machine": machine(), "peer_simd": simd, "n": n,
-                              "runs": args.runs,
+                              "runs": args.runs, **choices,
                               "variant": variant, "flags": flags, "threads": threads,
                               "functions": {}}
     for func in funcs:

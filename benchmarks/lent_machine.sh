@@ -1,7 +1,9 @@
 #!/bin/sh
 # The CPU runs of issue #20 on a lent GPU machine's host (16 cores), each result written to $OUT
 # (or ./lent-out) as it comes: the machine's environment; bench_native on all threads and on 2
-# (the 1 -> 2 scaling); bfloat16 gelu; the nine other kernels on all threads; with --full also the run as an AVX2 machine and the float64
+# (the 1 -> 2 scaling); bfloat16 gelu; log and softplus on the loops of AMD processors, and
+# bfloat16 gelu on the scalar lookup; the nine other kernels on all threads; with --full also
+# the run as an AVX2 machine and the float64
 # first passes against the float32 kernel on all 2^32 inputs with this machine's compiler
 # (the functions named after --full, comma-separated; the build variants after them, avx512 if
 # none are named).
@@ -22,6 +24,12 @@ D=$(date -u +%F)
 $PY benchmarks/bench_native.py --runs 5 --reused-output --json "$OUT/xeon16-avx512-T16-$D.json"
 $PY benchmarks/bench_native.py --bfloat16-only --runs 7 --json "$OUT/xeon16-bf16-T16-$D.json"
 $PY benchmarks/bench_native.py --runs 5 --threads 2 --json "$OUT/xeon16-avx512-T2-$D.json"
+# the loops chosen by the processor's vendor, the other way round: log's and softplus's float32
+# lanes (the AMD loop, never timed on an Intel processor) and the lookup's scalar loop
+$PY benchmarks/bench_native.py --runs 5 --reused-output --funcs log,softplus --loops permutes \
+  --json "$OUT/xeon16-avx512-T16-permutes-$D.json"
+$PY benchmarks/bench_native.py --bfloat16-only --runs 7 --lookup scalar \
+  --json "$OUT/xeon16-bf16-T16-scalar-$D.json"
 # the nine kernels outside the target table (float64 passes since 2026-11-26, never run here)
 $PY benchmarks/bench_native.py --runs 5 --funcs exp2,log2,expm1,log1p,tan,rsqrt,gelu_tanh,tanh_grad,gelu_grad \
   --json "$OUT/xeon16-avx512-T16-others-$D.json"

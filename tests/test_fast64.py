@@ -594,6 +594,28 @@ def test_the_counted_passes_return_how_many_they_left_flagged(func, variant, tab
         assert counts == {not lanes}, (func, variant, permutes)
 
 
+def test_the_benchmark_forces_the_loops_it_names(tables_by, monkeypatch):
+    """``benchmarks/bench_native.py --loops``/``--lookup`` (for timing the other loop on a
+    lent machine): its names are ``fast64.AVX512_PATHS``, and its choice is set and recorded."""
+    import importlib.util
+
+    benchmarks = Path(__file__).parent.parent / "benchmarks"
+    monkeypatch.syspath_prepend(str(benchmarks))
+    spec = importlib.util.spec_from_file_location("bench_native", benchmarks / "bench_native.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.AVX512_PATHS_NAMES == fast64.AVX512_PATHS
+    assert bench.choose_loops("vendor", "vendor") == {}
+    try:
+        assert bench.choose_loops("gathers", "scalar") == {"avx512_loops": "gathers",
+                                                           "lookup": "scalar"}
+        assert not bench.permute_loop("log", "avx512")
+        for func in fast64.AVX512_PATHS:
+            tables_by(func, 0)  # restored to the processor's choice after the test
+    finally:
+        native.set_lookup_gathers(-1)
+
+
 def test_the_avx512_two_loop_passes_are_these():
     assert {f for f in fast64.FUNCTIONS if hasattr(fast64.module(f), "AVX512")} == \
         set(fast64.AVX512_PATHS)
