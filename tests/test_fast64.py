@@ -639,10 +639,10 @@ def tables_by(request):
 @pytest.mark.parametrize("func", fast64.AVX512_PATHS)
 @pytest.mark.parametrize("permutes", [1, 0])
 def test_the_avx512_passes_mask_their_tail(func, permutes, tables_by):
-    """The avx512 builds' loops (the one written for AVX-512 registers, 8 inputs at a time and
-    the last n mod 8 under a mask, and gcc's): for every n from 1 to 40 and every start, what
-    they write is what they write for the same inputs in a longer call, and nothing past n is
-    touched."""
+    """The avx512 builds' loops (the one written for AVX-512 registers: 8 float64 lanes at a
+    time, or float32 lanes 16 a register, 2 or 4 registers an iteration, the last inputs under
+    a mask; and gcc's): for every n from 1 to 80 and every start, what they write is what they
+    write for the same inputs in a longer call, and nothing past n is touched."""
     runnable("avx512")
     tables_by(func, permutes)
     fn = native._fast64(func, "avx512")
@@ -653,7 +653,7 @@ def test_the_avx512_passes_mask_their_tail(func, permutes, tables_by):
     want = np.empty_like(x)
     fn(x.ctypes.data, want.ctypes.data, x.size)
     for start in range(8):
-        for n in range(1, 41):
+        for n in range(1, 81):
             xs = np.ascontiguousarray(x[start:start + n])
             got = np.full(n + 8, 1.5, dtype=np.float32)
             fn(xs.ctypes.data, got.ctypes.data, n)

@@ -171,25 +171,32 @@ def rerun_flagged(fallback: str) -> str:
 """
 
 
-def lanes_loop_x16(lanes: str, tables: str, fallback: str) -> str:
+def lanes_loop_x16(lanes: str, tables: str, fallback: str, registers: int = 2) -> str:
     """The C of the loop over n inputs of a pass's AVX-512 float32 lanes (``lanes``, a function
     ``(x, y, keep, tables)`` returning the bit mask of the lanes it flagged), in a function that
-    holds ``left`` (a long): two registers an iteration (the function and the lanes marked
-    ``UL_SCHEDULE``, ``SCHEDULE``, so that gcc schedules the two together), then the rest 16 at
-    a time, the last under a mask; the flagged lanes evaluated again at once by ``fallback``
-    (``rerun_flagged``). Measured, each pass in cache on the 2-core AMD EPYC VM, one register
-    an iteration against these two: exp 0.237 -> 0.206 ns an element, log 0.230 -> 0.220,
+    holds ``left`` (a long): ``registers`` (2 or 4) registers an iteration (the function and
+    the lanes marked ``UL_SCHEDULE``, ``SCHEDULE``, so that gcc schedules them together), then
+    the rest 16 at a time, the last under a mask; the flagged lanes evaluated again at once by
+    ``fallback`` (``rerun_flagged``). Measured, each pass in cache on the 2-core AMD EPYC VM, one
+    register an iteration against two: exp 0.237 -> 0.206 ns an element, log 0.230 -> 0.220,
     softplus 1.00 -> 0.72 (its chains, exp's then log's, are the longest; two registers
-    unscheduled 0.94)."""
+    unscheduled 0.94); four against two: log 0.211 -> 0.204, softplus 0.694 -> 0.676, exp
+    0.197 -> 0.200 (so exp and exp2 keep two)."""
+    if registers not in (2, 4):
+        raise ValueError(f"registers must be 2 or 4, not {registers!r}")
+    mask = "uint32_t" if registers == 2 else "uint64_t"
+    calls = f"        {mask} m = {lanes}(x + i, y + i, 0xFFFF, {tables});\n" + "".join(
+        f"        m |= {'' if registers == 2 else '(uint64_t)'}{lanes}(x + i + {16 * r}, "
+        f"y + i + {16 * r}, 0xFFFF, {tables}) << {16 * r};\n" for r in range(1, registers))
     rerun = rerun_flagged(fallback)
+    ctz = "__builtin_ctz(m)" if registers == 2 else "__builtin_ctzll(m)"
+    word = {2: "two", 4: "four"}[registers]
     return f"""\
     long i = 0;
-    /* two registers of lanes an iteration, scheduled together (UL_SCHEDULE): one alone left
+    /* {word} registers of lanes an iteration, scheduled together (UL_SCHEDULE): one alone left
        the loop waiting on the latency of its chains */
-    for (; i + 32 <= n; i += 32) {{
-        uint32_t m = {lanes}(x + i, y + i, 0xFFFF, {tables});
-        m |= {lanes}(x + i + 16, y + i + 16, 0xFFFF, {tables}) << 16;
-{rerun}\
+    for (; i + {16 * registers} <= n; i += {16 * registers}) {{
+{calls}{rerun.replace("__builtin_ctz(m)", ctz)}\
     }}
     for (; i < n; i += 16) {{
         const long rest = n - i;
@@ -246,8 +253,9 @@ SCHEDULE = r"""
 #endif
 """
 """``UL_SCHEDULE``, put in the source of the passes with AVX-512 float32 lanes (exp, exp2,
-log, softplus): two registers of lanes an iteration, scheduled together, so that one's
-operations fill the other's waits (``lanes_loop_x16`` has the figures)."""
+log, softplus): two registers of lanes an iteration (four for log and softplus), scheduled
+together, so that one's operations fill the other's waits (``lanes_loop_x16`` has the
+figures)."""
 
 
 ROUND_NORMAL = r"""

@@ -498,7 +498,7 @@ UL_SCHEDULE static long ul_log_permutes(const float *restrict x, float *restrict
     const __m512 t[6] = {{_mm512_loadu_ps(ul_log32_invc), _mm512_loadu_ps(ul_log32_invc + 16),
                          _mm512_loadu_ps(ul_log32_lh), _mm512_loadu_ps(ul_log32_lh + 16),
                          _mm512_loadu_ps(ul_log32_ll), _mm512_loadu_ps(ul_log32_ll + 16)}};
-{lanes_loop_x16("ul_log_lanes32_x16", "t", "ul_log_lanes64")}\
+{lanes_loop_x16("ul_log_lanes32_x16", "t", "ul_log_lanes64", registers=4)}\
     return left;
 }}
 """

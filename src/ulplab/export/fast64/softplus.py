@@ -45,7 +45,7 @@ Flagged: NaN (a test on x's bits); +inf (the sum is infinite) and results below 
 **The avx512 build's second loop**, run on AMD processors (``fast64.AVX512_PATHS``: on the
 16-core Intel Xeon the float64 loop of 2026-11-26, night, took 311 Melem/s into a reused output
 against 433-460 for gcc's loop, which runs there), **evaluates in float32 lanes first** since
-2026-11-26, late evening (``LANES32_AVX512``, 16 inputs a register, two registers an
+2026-11-26, late evening (``LANES32_AVX512``, 16 inputs a register, four registers an
 iteration scheduled together: ``fast64.SCHEDULE``), then in float64 (``ul_softplus_lanes64``,
 the generic loop's body) on the lanes it flags. u = 2^-24; each operation a float32 one
 rounded to nearest (fmaf one rounding):
@@ -80,8 +80,8 @@ log1p(E) within 2^-11), beta = 1.5 2^-32 next to 1, 1.5 2^-35 for k = 1, 1.5 2^-
 below -3.47, where the result is log1p(E) itself), 8.5e-4 of [-1, 1], 3.8e-3 of [-20, 20].
 The whole pass on 2^14 inputs in cache, one thread, one C harness with the runner's avx512
 flags, best of 2,000 calls, on the 2-core AMD EPYC VM (family 26, gcc 12): 1.44 ns an element
-(the float64 loop with permutes below) -> 0.72 ([-8, 8]), 1.39 -> 0.67 ([-1, 1]); one register
-of lanes an iteration took 1.00, two unscheduled 0.94.
+(the float64 loop with permutes below) -> 0.72 ([-8, 8]), 1.39 -> 0.67 ([-1, 1]) with two
+registers of lanes an iteration (one took 1.00, two unscheduled 0.94; four 0.694 -> 0.676).
 
 Until then that loop was a float64 one reading no table by a gather: exp's table of 64
 float64s in eight AVX-512 registers (four permutes and three blends) and log's avx512 tables
@@ -321,7 +321,7 @@ UL_SCHEDULE static long ul_softplus_permutes(const float *restrict x, float *res
     t[11] = _mm512_loadu_ps(ul_log32_lh + 16);
     t[12] = _mm512_loadu_ps(ul_log32_ll);
     t[13] = _mm512_loadu_ps(ul_log32_ll + 16);
-{lanes_loop_x16("ul_softplus_lanes32_x16", "t", "ul_softplus_lanes64")}    return left;
+{lanes_loop_x16("ul_softplus_lanes32_x16", "t", "ul_softplus_lanes64", registers=4)}    return left;
 }}
 """
 """The avx512 build's loop of float32 lanes."""
