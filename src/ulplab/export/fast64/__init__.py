@@ -75,18 +75,22 @@ permutes evaluates in float32 lanes first (16 a register; ``ulplab.export.fast64
 COUNTED = ("exp", "exp2", "log", "softplus")
 """The passes whose C function returns ``long``: how many of its results it left flagged
 (``FLAG_NAN``), or -1 where that build or loop did not count them (the float64 loops: exp's
-and exp2's portable build, log's generic loop); the others return void. The runner's driver
-does not look at a chunk again where every call returned 0 (``native.DRIVER``:
-``ulplab_drive_counted``). Counting costs the float32 lanes nothing: they count what they
-flag anyway, and only the float64 evaluation of those is checked again."""
+and exp2's portable build, log's and softplus's generic loop); the others return void. The
+runner's driver does not look at a chunk again where every call returned 0 (``native.DRIVER``:
+``ulplab_drive_counted``). Counting costs the float32 lanes nothing: they return the bit mask
+of what they flag anyway, and only the float64 evaluation of those is checked again."""
 
 AVX512_PATHS = ("log", "log2", "log1p", "softplus")
 """The passes whose avx512 build holds two loops: gcc's vectorization of the generic loop,
 which reads the tables by gathers, and a loop written for AVX-512 registers whose tables are
-smaller and read by permutes of registers (each module's ``AVX512``). Which one runs is chosen
-at run time by the processor's vendor (``avx512_choice``): the permutes on AMD processors,
-where gathers are slow, the gathers elsewhere (on Intel's the permutes share one port with the
-loop's conversions). The proofs sweep both (``benchmarks/verify_native.py --fast64``)."""
+smaller and read by permutes of registers (each module's ``AVX512``; log's is its
+``LANES32_AVX512`` and ``LANES32_LOOP``: float32 lanes, ``AVX512_LANES``). Which one runs is
+chosen at run time by the processor's vendor (``avx512_choice``): the permutes on AMD
+processors, where gathers are slow, the gathers elsewhere (on an Intel Xeon the float64
+permute loops were no faster, their permutes sharing one port with the loop's conversions;
+the float32 lanes of log and softplus have not been timed on an Intel processor:
+``benchmarks/bench_native.py --loops permutes`` does). The proofs sweep both
+(``benchmarks/verify_native.py --fast64``)."""
 
 
 def avx512_choice(func: str) -> str:
