@@ -130,10 +130,6 @@ LOOPS = {"vendor": -1, "permutes": 1, "gathers": 0}
 LOOKUPS = {"vendor": -1, "gathers": 1, "scalar": 0}
 """``--lookup``: the argument of ``native.set_lookup_gathers`` for each choice."""
 
-AVX512_PATHS_NAMES = ("log", "log2", "log1p", "softplus")
-"""``fast64.AVX512_PATHS`` as the help text names them (tested equal)."""
-
-
 FORCED_LOOPS: int | None = None
 """The loop ``--loops`` forced (1 or 0), or None: the processor's choice."""
 
@@ -256,8 +252,10 @@ def main() -> None:
     ap.add_argument("--reused-output", action="store_true",
                     help="also time det into a reused output (out=) on 1 and T threads: the "
                          "scaling without the fresh output's page faults")
+    from ulplab.export import fast64
+
     ap.add_argument("--loops", choices=sorted(LOOPS), default="vendor",
-                    help="which loop the avx512 builds of " + ",".join(AVX512_PATHS_NAMES)
+                    help="which loop the avx512 builds of " + ",".join(fast64.AVX512_PATHS)
                          + " run: the processor's choice (default), the one with permutes "
                            "(float32 lanes for log and softplus) or gcc's with gathers")
     ap.add_argument("--lookup", choices=sorted(LOOKUPS), default="vendor",
@@ -302,7 +300,7 @@ def main() -> None:
     # that the det call timed next needs (measured: 2^20 elements, det on 2 threads right after
     # torch.exp took 2256 us, no faster than one thread; 1275 us with PASSIVE)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    from ulplab.export import fast64, native
+    from ulplab.export import native
     from ulplab.kernels import registry
 
     variant = args.variant or native.best_variant()

@@ -153,20 +153,20 @@ def segment(text: str, first: str, last: str) -> str:
     return text[start:end]
 
 
-def rerun_flagged(fallback: str) -> str:
+def rerun_flagged(fallback: str, ctz: str = "__builtin_ctz") -> str:
     """The C, in the loop of a pass that evaluates in float32 lanes first, after a vector of
     lanes from element ``i`` on stored its results in ``y`` and returned the bit mask ``m`` of
-    those it flagged (a uint32_t): each of those evaluated again by ``fallback`` (a C function of
-    one float returning the result's bits or FLAG_NAN: the float64 evaluation), adding to
-    ``left`` (a long) each result the fallback flags too. Flags are rare (about 5e-4 of
-    ordinary inputs), so the branch is almost never taken; until 2026-11-26 (late evening)
-    the passes counted the flags of a block of 256 and looked for them again in a block that
-    had any, which cost
-    log's about 50 ns a flag (inputs in [0.9, 1.1], 4e-3 of them flagged: 0.321 against 0.276
-    ns an element, 2^14 inputs in cache, one thread, the 2-core AMD EPYC VM)."""
+    those it flagged (a uint32_t; a uint64_t with ``ctz`` = ``__builtin_ctzll``): each of those
+    evaluated again by ``fallback`` (a C function of one float returning the result's bits or
+    FLAG_NAN: the float64 evaluation), adding to ``left`` (a long) each result the fallback
+    flags too. Flags are rare (about 5e-4 of ordinary inputs), so the branch is almost never
+    taken; until 2026-11-26 (late evening) the passes counted the flags of a block of 256 and
+    looked for them again in a block that had any, which cost log's about 50 ns a flag (inputs
+    in [0.9, 1.1], 4e-3 of them flagged: 0.321 against 0.276 ns an element, 2^14 inputs in
+    cache, one thread, the 2-core AMD EPYC VM)."""
     return f"""\
         while (__builtin_expect(m != 0, 0)) {{
-            const int j = __builtin_ctz(m);
+            const int j = {ctz}(m);
             m &= m - 1;
             const uint32_t b = {fallback}(x[i + j]);
             memcpy(y + i + j, &b, 4);
@@ -193,14 +193,14 @@ def lanes_loop_x16(lanes: str, tables: str, fallback: str, registers: int = 2) -
         f"        m |= {'' if registers == 2 else '(uint64_t)'}{lanes}(x + i + {16 * r}, "
         f"y + i + {16 * r}, 0xFFFF, {tables}) << {16 * r};\n" for r in range(1, registers))
     rerun = rerun_flagged(fallback)
-    ctz = "__builtin_ctz(m)" if registers == 2 else "__builtin_ctzll(m)"
+    wide = rerun_flagged(fallback, "__builtin_ctz" if registers == 2 else "__builtin_ctzll")
     word = {2: "two", 4: "four"}[registers]
     return f"""\
     long i = 0;
     /* {word} registers of lanes an iteration, scheduled together (UL_SCHEDULE): one alone left
        the loop waiting on the latency of its chains */
     for (; i + {16 * registers} <= n; i += {16 * registers}) {{
-{calls}{rerun.replace("__builtin_ctz(m)", ctz)}\
+{calls}{wide}\
     }}
     for (; i < n; i += 16) {{
         const long rest = n - i;
