@@ -570,9 +570,10 @@ def test_softplus_float32_lanes_keep_correct_results_and_flag_few():
 def test_the_counted_passes_return_how_many_they_left_flagged(func, variant, tables_by):
     """A pass in ``fast64.COUNTED`` returns exactly how many of its results are FLAG_NAN, or -1
     from a loop that does not count (the portable builds of exp and exp2, the gather loops of
-    log's and softplus's avx512 builds): the runner (``ulplab_drive_counted``) does not look at
-    a chunk whose calls returned 0, so a count below the truth would leave a flag in the
-    output. On hard cases, random bit patterns and ordinary inputs, whole and in short calls."""
+    log's, softplus's and tanh's avx512 builds): the runner (``ulplab_drive_counted``) does
+    not look at a chunk whose calls returned 0, so a count below the truth would leave a flag
+    in the output. On hard cases, random bit patterns and ordinary inputs, whole and in short
+    calls."""
     runnable(variant)
     fn = ctypes.CDLL(str(native._fast64_library(func, variant)))[fast64.symbol(func)]
     fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
@@ -837,6 +838,53 @@ def test_tanh_error_bound_leaves_the_rounding_test_a_margin():
     assert 5 * bound * 2.0**53 < tanh.ERR
 
 
+def test_tanh_permute_table_is_the_nearest_float64():
+    """The permute loop's ul_tanh_s16[k] = tanh(5k/8) within half an ulp, k = 0..15: one
+    register pair, and nearest(1.6 a) <= 15 for every clamped a."""
+    from ulplab.export.fast64 import tanh
+
+    text = tanh.permute_table()
+    body = text[text.index("{") + 1:text.index("}")]
+    values = [float.fromhex(v) for v in body.replace("\n", " ").split(",")]
+    clamp = float(np.uint32(tanh.CLAMP).view(np.float32))
+    assert len(values) == 16 and round(clamp * 1.6) == 15 and values[0] == 0.0
+    with mpmath.workprec(200):
+        for k in range(1, 16):
+            exact = mpmath.tanh(mpmath.mpf(k) * 5 / 8)
+            half_ulp = mpmath.mpf(2) ** (mpmath.floor(mpmath.log(exact, 2)) - 53)
+            assert abs(mpmath.mpf(values[k]) - exact) <= half_ulp, k
+
+
+def test_tanh_permute_polynomial_is_the_fit_it_names():
+    """``tanh.PERMUTE_P`` is what its docstring's Remez fit gives, each coefficient rounded to
+    the nearest float64, and the rounded polynomial is within 2^-40.75 of (tanh(h) - h)/h^3
+    (measured 2^-40.757)."""
+    from ulplab.export.fast64 import tanh
+    from ulplab.fit.remez import remez
+
+    def f(y):
+        r = mpmath.sqrt(y)
+        return mpmath.mpf(-1) / 3 if y == 0 else (mpmath.tanh(r) - r) / (y * r)
+
+    with mpmath.workprec(160):
+        fit = remez(f, mpmath.mpf(0), (mpmath.mpf(5) / 16 + mpmath.mpf(2) ** -20) ** 2,
+                    list(range(6)))
+    assert [float(c).hex() for c in fit.coefficients] == \
+        [float.fromhex(c).hex() for c in tanh.PERMUTE_P]
+    assert 2.0**-40.76 < tanh.permute_fit_error() < 2.0**-40.75
+
+
+def test_tanh_permute_error_bound_leaves_the_rounding_test_a_margin():
+    """The permute loop's error analysis (``tanh.permute_error_bound``: 2^-43.49 at k = 1,
+    h = -5/16) evaluated again: ERR_PERMUTES covers it five times, in units in the last place
+    of the float64 result."""
+    from ulplab.export.fast64 import tanh
+
+    bound, k, h = tanh.permute_error_bound()
+    assert 2.0**-43.5 < bound < 2.0**-43.48 and k == 1 and h == -tanh.PERMUTE_H
+    assert 5 * bound * 2.0**53 < tanh.ERR_PERMUTES
+
+
 LANES = {  # func: (the largest |x| bits the float32 lanes keep, an ordinary range up to it,
     # the share of flags measured on 2^24 of each of [-10, 10] and that range, with a margin)
     "exp": (0x42AE0000, (-87, 87), (4e-4, 6e-4)),  # 87: 4.9e-4 and 4.9e-4
@@ -962,7 +1010,8 @@ def test_the_x86_passes_read_their_tables_by_gathers(variant, funcs, tmp_path):
     leave gathers out of their Intel tunings unless told (-mgather: fast64_flags adds it where
     the compiler takes it), and their element-by-element loads made exp's pass twice as slow
     on a 16-core Xeon (native.GATHER_FLAG); compiling only: any x86 gcc. (log's, log2's,
-    log1p's and softplus's avx512 builds also hold a loop with permutes: the next test.)"""
+    log1p's, softplus's and tanh's avx512 builds also hold a loop with permutes: the next
+    test.)"""
     x86_gcc()
     for func in funcs:
         src = tmp_path / f"{func}.c"
@@ -980,8 +1029,9 @@ def test_the_x86_passes_read_their_tables_by_gathers(variant, funcs, tmp_path):
 def test_the_avx512_passes_read_their_tables_by_permutes(func, variant, permutes, tmp_path):
     """log's and softplus's avx512 builds hold a loop that reads 32-entry float32 tables by
     permutes of registers (their float32 lanes: ``fast64.AVX512_LANES``) beside gcc's loop with
-    gathers, and log2's and log1p's a float64 loop that reads its two 32-entry tables so; the
-    avx2 builds only gather (compiling only)."""
+    gathers, log2's and log1p's a float64 loop that reads its two 32-entry tables so, and
+    tanh's one that reads its 16-entry table so; the avx2 builds only gather (compiling
+    only)."""
     x86_gcc()
     src = tmp_path / f"{func}.c"
     src.write_text(fast64.source(func))

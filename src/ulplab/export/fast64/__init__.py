@@ -36,9 +36,9 @@ a floating-point comparison under the default -ftrapping-math (it may raise the 
 flag); so gcc vectorizes them (tests/test_fast64.py reads ``-fopt-info-vec``). gelu's,
 erf's and gelu_grad's avx2 builds run an AVX2 step before their loop, the loop's operations
 on 8 inputs at a time with each table row loaded whole instead of gathered
-(``ulplab.export.fast64.avx2``); log's, log2's, log1p's and softplus's avx512 builds hold a
-second loop, written for AVX-512 registers with smaller tables read by permutes, which runs on
-AMD processors (``AVX512_PATHS``).
+(``ulplab.export.fast64.avx2``); log's, log2's, log1p's, softplus's and tanh's avx512 builds
+hold a second loop, written for AVX-512 registers with smaller tables read by permutes, which
+runs on AMD processors (``AVX512_PATHS``).
 
 The proof is exhaustive: ``python benchmarks/verify_native.py --fast64 FUNC`` runs this first
 pass (and the second on its flagged lanes) against the one-pass build of the float32 entry point
@@ -72,23 +72,27 @@ AVX512_LANES = ("log", "softplus")
 permutes evaluates in float32 lanes first (16 a register; ``ulplab.export.fast64.log``:
 ``LANES32_AVX512``), then in float64 where that is undecided; the others' is a float64 loop."""
 
-COUNTED = ("exp", "exp2", "log", "softplus")
+COUNTED = ("exp", "exp2", "log", "softplus", "tanh")
 """The passes whose C function returns ``long``: how many of its results it left flagged
 (``FLAG_NAN``), or -1 where that build or loop did not count them (the float64 loops: exp's
-and exp2's portable build, log's and softplus's generic loop); the others return void. The
-runner's driver does not look at a chunk again where every call returned 0 (``native.DRIVER``:
-``ulplab_drive_counted``). Counting costs the float32 lanes nothing: they return the bit mask
-of what they flag anyway, and only the float64 evaluation of those is checked again."""
+and exp2's portable build, log's, softplus's and tanh's generic loop); the others return void.
+The runner's driver does not look at a chunk again where every call returned 0
+(``native.DRIVER``: ``ulplab_drive_counted``). Counting costs the float32 lanes nothing: they
+return the bit mask of what they flag anyway, and only the float64 evaluation of those is
+checked again; tanh's permute loop (float64, ``ulplab.export.fast64.tanh``: ``AVX512``) counts
+the bits of its flag masks."""
 
-AVX512_PATHS = ("log", "log2", "log1p", "softplus")
+AVX512_PATHS = ("log", "log2", "log1p", "softplus", "tanh")
 """The passes whose avx512 build holds two loops: gcc's vectorization of the generic loop,
 which reads the tables by gathers, and a loop written for AVX-512 registers whose tables are
 smaller and read by permutes of registers (each module's ``AVX512``; log's is its
-``LANES32_AVX512`` and ``LANES32_LOOP``: float32 lanes, ``AVX512_LANES``). Which one runs is
+``LANES32_AVX512`` and ``LANES32_LOOP``: float32 lanes, ``AVX512_LANES``; tanh's has 16
+entries, not 1,185, and a division). Which one runs is
 chosen at run time by the processor's vendor (``avx512_choice``): the permutes on AMD
 processors, where gathers are slow, the gathers elsewhere (on an Intel Xeon the float64
 permute loops were no faster, their permutes sharing one port with the loop's conversions;
-the float32 lanes of log and softplus have not been timed on an Intel processor:
+the float32 lanes of log and softplus, and tanh's permute loop, have not been timed on an
+Intel processor:
 ``benchmarks/bench_native.py --loops permutes`` does). The proofs sweep both
 (``benchmarks/verify_native.py --fast64``)."""
 
