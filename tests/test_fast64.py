@@ -877,12 +877,13 @@ def test_tanh_permute_polynomial_is_the_fit_it_names():
 def test_tanh_permute_error_bound_leaves_the_rounding_test_a_margin():
     """The permute loop's error analysis (``tanh.permute_error_bound``: 2^-43.49 at k = 1,
     h = -5/16) evaluated again: ERR_PERMUTES covers it five times, in units in the last place
-    of the float64 result."""
+    of the float64 result, and is a power of two (the loop's midpoint test is a bit test)."""
     from ulplab.export.fast64 import tanh
 
     bound, k, h = tanh.permute_error_bound()
     assert 2.0**-43.5 < bound < 2.0**-43.48 and k == 1 and h == -tanh.PERMUTE_H
     assert 5 * bound * 2.0**53 < tanh.ERR_PERMUTES
+    assert tanh.ERR_PERMUTES & (tanh.ERR_PERMUTES - 1) == 0 and tanh.ERR_PERMUTES < 1 << 27
 
 
 LANES = {  # func: (the largest |x| bits the float32 lanes keep, an ordinary range up to it,
