@@ -4,6 +4,7 @@ main loop vectorizes, the build is cached, and NumPy buffers are used in place."
 import ctypes
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -399,6 +400,27 @@ def test_inputs_are_read_in_place_and_other_layouts_copied_once():
         got = native.float32_input(other)
         assert got is not other and got.dtype == np.float32 and got.flags.c_contiguous
         assert got.flags.aligned and np.array_equal(got, np.asarray(other, np.float32))
+
+
+def test_data_address_is_the_first_elements_address():
+    """``native.data_address`` (the buffer protocol's address where it can, ``ctypes.data``
+    elsewhere) names the first element of writeable, read-only, empty, 0-d and sliced
+    C-contiguous arrays of every dtype the runner hands to C, and keeps no reference to the
+    array (the ctypes object of the buffer protocol holds one while it lives)."""
+    base = np.arange(64, dtype=np.float32)
+    ro = base.copy()
+    ro.flags.writeable = False
+    cases = [base, base[8:40], ro, np.empty(0, np.float32), np.asarray(np.float32(3.0)),
+             np.array(2.0, np.float32), base.view(np.uint16), base.view(np.uint8)[3:]]
+    for a in cases:
+        assert native.data_address(a) == a.ctypes.data, a
+    held = np.zeros(16, np.float32)
+    before = sys.getrefcount(held)
+    kept = ctypes.c_char.from_buffer(held)
+    assert sys.getrefcount(held) > before  # what the test would see of a kept object
+    del kept
+    native.data_address(held)
+    assert sys.getrefcount(held) == before
 
 
 RUNNER_PROVEN: dict[str, set[str]] = {}

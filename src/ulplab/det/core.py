@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from functools import cache
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,21 @@ ROUNDINGS = ("float32", "odd")
 
 _COMPILED: dict[tuple[str, str], Callable[..., np.ndarray]] = {}
 _WARNED: set[str] = set()
+_FORMAT_NAMES: dict[tuple[str, Any], str] = {}
+"""(func, dtype) -> the format's name, for the dtypes ``_format_name`` has accepted (``str`` of
+a NumPy dtype and the registry's proved formats cost about 3 us a call)."""
+_NATIVE: list[ModuleType] = []
+
+
+def _native() -> ModuleType:
+    """``ulplab.export.native``, imported on first use (importing ``ulplab.det`` reads the
+    registry and nothing else: tests/test_layering.py); kept here because an import statement
+    in a function costs about a microsecond on every call."""
+    if not _NATIVE:
+        from ulplab.export import native
+
+        _NATIVE.append(native)
+    return _NATIVE[0]
 
 
 def formats(func: str) -> tuple[str, ...]:
@@ -104,9 +120,13 @@ def _check(func: str, rounding: str) -> None:
 
 
 def _format_name(func: str, dtype: Any) -> str:
+    known = _FORMAT_NAMES.get((func, dtype))
+    if known is not None:
+        return known
     name = str(dtype).removeprefix("torch.")
     if name not in formats(func):
         raise UsageError(f"det.{func} takes {', '.join(formats(func))}; got {name}")
+    _FORMAT_NAMES[(func, dtype)] = name
     return name
 
 
@@ -258,13 +278,10 @@ def _jax_sub_byte(func: str, fmt: str, x: Any) -> Any:
 def check_threads(threads: int | None) -> None:
     """``threads`` is a positive int (else a ``UsageError`` naming ``threads``), or None and
     ``$ULPLAB_NUM_THREADS`` unset or a positive int (else one naming the variable)."""
-    from ulplab.export.native import check_threads as check_count
-    from ulplab.export.native import env_threads
-
     if threads is not None:
-        check_count(threads)
+        _native().check_threads(threads)
     else:
-        env_threads()
+        _native().env_threads()
 
 
 def apply(func: str, x: Any, rounding: str = "float32", threads: int | None = None) -> Any:
@@ -272,6 +289,11 @@ def apply(func: str, x: Any, rounding: str = "float32", threads: int | None = No
     threads (see ``ulplab.det``: default every core, or ``$ULPLAB_NUM_THREADS``, or torch's
     thread count for a tensor; capped at ``os.cpu_count()``; the bits do not depend on it)."""
     _check(func, rounding)
+    if type(x) is np.ndarray:  # the common case first: $ULPLAB_NUM_THREADS read once
+        native = _native()
+        count = (native.check_threads(threads) if threads is not None
+                 else native.env_threads() or native.cpu_count())
+        return _numpy(func, x, rounding, count)
     check_threads(threads)
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(x, torch.Tensor):

@@ -1310,7 +1310,7 @@ def lookup(table: np.ndarray, index: np.ndarray, threads: int | None = None) -> 
         tab = np.concatenate([tab, tab[:1]])
         fn = lib.ulplab_lookup16_padded
     size = idx.itemsize
-    t_at, i_at, o_at = tab.ctypes.data, idx.ctypes.data, out.ctypes.data
+    t_at, i_at, o_at = data_address(tab), data_address(idx), data_address(out)
 
     def work(lo: int, hi: int) -> None:
         fn(t_at, i_at + lo * size, o_at + lo * size, hi - lo)
@@ -1326,6 +1326,16 @@ def lookup(table: np.ndarray, index: np.ndarray, threads: int | None = None) -> 
 
 
 _FLOAT32 = np.dtype(np.float32)
+
+
+def data_address(a: np.ndarray) -> int:
+    """The address of the first element of the C-contiguous array ``a``: through the buffer
+    protocol where ``a`` is writeable and not empty (0.23 us a call on the 2-core EPYC VM),
+    else ``a.ctypes.data`` (0.77 us: it builds a helper object each time). A det call reads
+    two of them."""
+    if a.flags.writeable and a.size:
+        return ctypes.addressof(ctypes.c_char.from_buffer(a))
+    return a.ctypes.data
 
 
 def float32_input(x: object) -> np.ndarray:
@@ -1391,7 +1401,10 @@ def kernel(func: str, variant: str | None = None, rounding: str = "float32",
             threads: int | None = None) -> np.ndarray:
         count = resolve_threads(threads)
         xs, out = float32_output(float32_input(x), out)
-        x_at, out_at = xs.ctypes.data, out.ctypes.data
+        x_at, out_at = data_address(xs), data_address(out)
+        if xs.size < 2 * MIN_PER_THREAD:  # run_pooled's one-thread case for short x, direct
+            drive(x_at, out_at, xs.size, *args)
+            return out
 
         def work(lo: int, hi: int) -> None:
             drive(x_at + 4 * lo, out_at + 4 * lo, hi - lo, *args)
@@ -1432,6 +1445,7 @@ __all__ = [
     "check_first_pass",
     "check_threads",
     "cpu_count",
+    "data_address",
     "env_threads",
     "fast64_flags",
     "float32_input",

@@ -1,0 +1,88 @@
+"""What a det call costs on short arrays: ``det.FUNC(x)`` against NumPy's ufunc and PyTorch's op
+on the same x, 1 to 2^16 float32 elements (where a call's fixed cost shows; ``bench_native.py``
+times 2^24).
+
+    python benchmarks/bench_call.py [--funcs exp,tanh] [--runs 15] [--json PATH]
+
+Each cell is the median microseconds of one call over ``--runs`` interleaved rounds (every round
+times each callable in a rotating order, each sample a loop of calls worth about 2^20 elements),
+after a warm-up call. Default threads (det: every core from 2 * ``native.MIN_PER_THREAD``
+elements on, one below; PyTorch: its intra-op count). The CPU's ISA level is printed with the
+figures; ``--json`` writes them with the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from timing import cpu_isa, machine
+
+SIZES = (1, 1 << 10, 1 << 14, 1 << 16)
+"""The array sizes timed."""
+
+
+def per_call_us(fns: dict[str, Callable[[], Any]], n: int, runs: int) -> dict[str, float]:
+    """Median microseconds of one call of each callable, ``runs`` interleaved rounds."""
+    reps = max(1, (1 << 20) // max(n, 64))
+    names = list(fns)
+    for name in names:
+        fns[name]()
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(runs):
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            fn = fns[name]
+            t = time.perf_counter()
+            for _ in range(reps):
+                fn()
+            samples[name].append((time.perf_counter() - t) / reps * 1e6)
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--funcs", default="exp,tanh")
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+
+    import ulplab.det as det
+
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    funcs = args.funcs.split(",")
+    print(f"CPU: {cpu_isa()}; microseconds a call (median of {args.runs} interleaved rounds)",
+          file=sys.stderr)
+    print(f"{'function':<9} {'n':>6} {'det':>8} {'numpy':>8} {'torch':>8} {'det/np':>7}")
+    rows = []
+    for func in funcs:
+        for n in SIZES:
+            x = np.random.default_rng(n).uniform(-8, 8, n).astype(np.float32)
+            fns: dict[str, Callable[[], Any]] = {"det": lambda f=func, x=x: getattr(det, f)(x),
+                                                 "numpy": lambda f=func, x=x: getattr(np, f)(x)}
+            if torch is not None:
+                t = torch.from_numpy(x.copy())
+                fns["torch"] = lambda f=func, t=t: getattr(torch, f)(t)
+            us = per_call_us(fns, n, args.runs)
+            print(f"{func:<9} {n:>6} {us['det']:>8.2f} {us['numpy']:>8.2f} "
+                  f"{us.get('torch', float('nan')):>8.2f} {us['det'] / us['numpy']:>7.2f}",
+                  flush=True)
+            rows.append({"function": func, "n": n, **us})
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"machine": machine(), "runs": args.runs, "calls_us": rows}, fh, indent=2)
+            fh.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
