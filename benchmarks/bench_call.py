@@ -1,6 +1,6 @@
 """What a det call costs on short arrays: ``det.FUNC(x)`` against NumPy's ufunc and PyTorch's op
 on the same x, 1 to 2^16 float32 elements (where a call's fixed cost shows; ``bench_native.py``
-times 2^24).
+times 2^24), and ``det.FUNC`` on the PyTorch tensor.
 
     python benchmarks/bench_call.py [--funcs exp,tanh] [--runs 15] [--json PATH]
 
@@ -62,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     funcs = args.funcs.split(",")
     print(f"CPU: {cpu_isa()}; microseconds a call (median of {args.runs} interleaved rounds)",
           file=sys.stderr)
-    print(f"{'function':<9} {'n':>6} {'det':>8} {'numpy':>8} {'torch':>8} {'det/np':>7}")
+    print(f"{'function':<9} {'n':>6} {'det':>8} {'numpy':>8} {'torch':>8} {'det/np':>7} "
+          f"{'det(t)':>8} {'/torch':>7}")
     rows = []
     for func in funcs:
         for n in SIZES:
@@ -72,10 +73,13 @@ def main(argv: list[str] | None = None) -> int:
             if torch is not None:
                 t = torch.from_numpy(x.copy())
                 fns["torch"] = lambda f=func, t=t: getattr(torch, f)(t)
+                fns["det_torch"] = lambda f=func, t=t: getattr(det, f)(t)
             us = per_call_us(fns, n, args.runs)
+            nan = float("nan")
             print(f"{func:<9} {n:>6} {us['det']:>8.2f} {us['numpy']:>8.2f} "
-                  f"{us.get('torch', float('nan')):>8.2f} {us['det'] / us['numpy']:>7.2f}",
-                  flush=True)
+                  f"{us.get('torch', nan):>8.2f} {us['det'] / us['numpy']:>7.2f} "
+                  f"{us.get('det_torch', nan):>8.2f} "
+                  f"{us.get('det_torch', nan) / us.get('torch', nan):>7.2f}", flush=True)
             rows.append({"function": func, "n": n, **us})
     if args.json:
         with open(args.json, "w") as fh:

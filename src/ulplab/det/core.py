@@ -131,9 +131,7 @@ def _format_name(func: str, dtype: Any) -> str:
 
 
 def _gather(tab: np.ndarray, index: np.ndarray, threads: int | None) -> np.ndarray:
-    from ulplab.export.native import lookup
-
-    return lookup(tab, index, threads)
+    return _native().lookup(tab, index, threads)
 
 
 def _numpy(func: str, x: np.ndarray, rounding: str, threads: int | None) -> np.ndarray:
@@ -142,21 +140,18 @@ def _numpy(func: str, x: np.ndarray, rounding: str, threads: int | None) -> np.n
     name = _format_name(func, x.dtype)
     if name == "float32":
         return float32_kernel(func, rounding)(x, threads=threads).reshape(x.shape)
-    tab = table(func, name)
-    index = np.require(x, requirements=["C", "A"]).view(tab.dtype)
-    return _gather(tab, index, threads).view(x.dtype).reshape(x.shape)
+    tab = _table(func, name)  # name is a proved format (_format_name)
+    index = _native().c_contiguous(x).view(tab.dtype)
+    return _gather(tab, index, threads).view(x.dtype)
 
 
-def _torch_threads(threads: int | None) -> int | None:
-    """PyTorch tensors: ``threads``, else ``$ULPLAB_NUM_THREADS``, else torch's intra-op
-    thread count (``torch.get_num_threads()``)."""
+def _torch_threads(threads: int | None) -> int:
+    """PyTorch tensors: ``threads`` (``apply`` passes ``$ULPLAB_NUM_THREADS`` there where no
+    count was given and the variable is set), else torch's intra-op thread count
+    (``torch.get_num_threads()``)."""
     import torch
 
-    from ulplab.export.native import env_threads
-
-    if threads is not None or env_threads() is not None:
-        return threads
-    return torch.get_num_threads()
+    return threads if threads is not None else torch.get_num_threads()
 
 
 def _torch(func: str, x: Any, rounding: str, threads: int | None) -> Any:
@@ -166,20 +161,22 @@ def _torch(func: str, x: Any, rounding: str, threads: int | None) -> Any:
     if x.requires_grad and torch.is_grad_enabled():
         return _autograd(func, rounding).apply(x, threads)
     name = _format_name(func, x.dtype)
-    x = x.detach()
+    if x.requires_grad:  # under no_grad: .numpy() refuses a tensor that requires grad
+        x = x.detach()
     if name == "float32":
         if x.device.type != "cpu":
             raise UsageError(f"float32 det on a {x.device.type} tensor: use the exported kernel "
                              "(ulplab export FUNC --lang torch/triton/cuda) on that device")
-        out = float32_kernel(func, rounding)(x.contiguous().numpy(), threads=threads)
-        return torch.from_numpy(out).reshape(x.shape)
-    tab = table(func, name)
+        # the result has x's shape already (a torch reshape costs 1.6 us)
+        return torch.from_numpy(float32_kernel(func, rounding)(x.contiguous().numpy(),
+                                                               threads=threads))
+    tab = _table(func, name)  # name is a proved format (_format_name)
     carrier = torch.int16 if tab.dtype == np.uint16 else torch.uint8
     if x.device.type == "cpu":
         result = _gather(tab, x.contiguous().view(carrier).numpy().view(tab.dtype), threads)
         if carrier is torch.int16:
             result = result.view(np.int16)
-        return torch.from_numpy(result).view(x.dtype).reshape(x.shape)
+        return torch.from_numpy(result).view(x.dtype)  # x's shape already
     index = x.view(carrier).to(torch.int32)
     if carrier is torch.int16:
         index = index & 0xFFFF
@@ -289,15 +286,14 @@ def apply(func: str, x: Any, rounding: str = "float32", threads: int | None = No
     threads (see ``ulplab.det``: default every core, or ``$ULPLAB_NUM_THREADS``, or torch's
     thread count for a tensor; capped at ``os.cpu_count()``; the bits do not depend on it)."""
     _check(func, rounding)
-    if type(x) is np.ndarray:  # the common case first: $ULPLAB_NUM_THREADS read once
-        native = _native()
-        count = (native.check_threads(threads) if threads is not None
-                 else native.env_threads() or native.cpu_count())
-        return _numpy(func, x, rounding, count)
-    check_threads(threads)
+    native = _native()
+    # threads checked, else $ULPLAB_NUM_THREADS (checked; None where unset), read once a call
+    wanted = native.check_threads(threads) if threads is not None else native.env_threads()
+    if type(x) is np.ndarray:  # the common case first
+        return _numpy(func, x, rounding, wanted or native.cpu_count())
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(x, torch.Tensor):
-        return _torch(func, x, rounding, threads)
+        return _torch(func, x, rounding, wanted)
     jax = sys.modules.get("jax")
     if jax is not None and isinstance(x, jax.Array):
         return _jax(func, x, rounding, threads)
