@@ -15,35 +15,31 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from timing import cpu_isa, machine
+from timing import cpu_isa, interleaved_medians, machine
 
 SIZES = (1, 1 << 10, 1 << 14, 1 << 16)
 """The array sizes timed."""
 
 
 def per_call_us(fns: dict[str, Callable[[], Any]], n: int, runs: int) -> dict[str, float]:
-    """Median microseconds of one call of each callable, ``runs`` interleaved rounds."""
+    """Median microseconds of one call of each callable, ``runs`` interleaved rounds
+    (``timing.interleaved_medians`` of loops of calls worth about 2^20 elements)."""
     reps = max(1, (1 << 20) // max(n, 64))
-    names = list(fns)
-    for name in names:
-        fns[name]()
-    samples: dict[str, list[float]] = {name: [] for name in names}
-    for r in range(runs):
-        for name in names[r % len(names):] + names[: r % len(names)]:
-            fn = fns[name]
-            t = time.perf_counter()
+
+    def loop(fn: Callable[[], Any]) -> Callable[[], None]:
+        def calls() -> None:
             for _ in range(reps):
                 fn()
-            samples[name].append((time.perf_counter() - t) / reps * 1e6)
-    return {name: statistics.median(v) for name, v in samples.items()}
+        return calls
+
+    seconds = interleaved_medians({name: loop(fn) for name, fn in fns.items()}, runs)
+    return {name: s / reps * 1e6 for name, s in seconds.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
