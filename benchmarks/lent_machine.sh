@@ -1,7 +1,7 @@
 #!/bin/sh
 # The CPU runs of issue #20 on a lent GPU machine's host (16 cores), each result written to $OUT
 # (or ./lent-out) as it comes: the machine's environment; bench_native on all threads and on 2
-# (the 1 -> 2 scaling); bfloat16 gelu; log and softplus on the loops of AMD processors, and
+# (the 1 -> 2 scaling); bfloat16 gelu; log, softplus and tanh on the loops of AMD processors, and
 # bfloat16 gelu on the scalar lookup; the nine other kernels on all threads; with --full also
 # the run as an AVX2 machine and the float64
 # first passes against the float32 kernel on all 2^32 inputs with this machine's compiler
@@ -25,8 +25,9 @@ $PY benchmarks/bench_native.py --runs 5 --reused-output --json "$OUT/xeon16-avx5
 $PY benchmarks/bench_native.py --bfloat16-only --runs 7 --json "$OUT/xeon16-bf16-T16-$D.json"
 $PY benchmarks/bench_native.py --runs 5 --threads 2 --json "$OUT/xeon16-avx512-T2-$D.json"
 # the loops chosen by the processor's vendor, the other way round: log's and softplus's float32
-# lanes (the AMD loop, never timed on an Intel processor) and the lookup's scalar loop
-$PY benchmarks/bench_native.py --runs 5 --reused-output --funcs log,softplus --loops permutes \
+# lanes and tanh's 16-entry permute loop (the AMD loops, never timed on an Intel processor) and
+# the lookup's scalar loop
+$PY benchmarks/bench_native.py --runs 5 --reused-output --funcs log,softplus,tanh --loops permutes \
   --json "$OUT/xeon16-avx512-T16-permutes-$D.json"
 $PY benchmarks/bench_native.py --bfloat16-only --runs 7 --lookup scalar \
   --json "$OUT/xeon16-bf16-T16-scalar-$D.json"
