@@ -1,6 +1,7 @@
 """What a det call costs on short arrays: ``det.FUNC(x)`` against NumPy's ufunc and PyTorch's op
 on the same x, 1 to 2^16 float32 elements (where a call's fixed cost shows; ``bench_native.py``
-times 2^24), and ``det.FUNC`` on the PyTorch tensor.
+times 2^24), and ``det.FUNC`` on the PyTorch tensor and on the JAX array (against
+``jnp.FUNC``, waited for).
 
     python benchmarks/bench_call.py [--funcs exp,tanh] [--runs 15] [--json PATH]
 
@@ -55,11 +56,15 @@ def main(argv: list[str] | None = None) -> int:
         import torch
     except ImportError:
         torch = None
+    try:
+        import jax.numpy as jnp
+    except ImportError:
+        jnp = None
     funcs = args.funcs.split(",")
-    print(f"CPU: {cpu_isa()}; microseconds a call (median of {args.runs} interleaved rounds)",
-          file=sys.stderr)
-    print(f"{'function':<9} {'n':>6} {'det':>8} {'numpy':>8} {'torch':>8} {'det/np':>7} "
-          f"{'det(t)':>8} {'/torch':>7}")
+    print(f"CPU: {cpu_isa()}; microseconds a call (median of {args.runs} interleaved rounds); "
+          "det(t), det(j): det on the PyTorch tensor, the JAX array", file=sys.stderr)
+    heads = ("det", "numpy", "torch", "det/np", "det(t)", "/torch", "jax", "det(j)", "/jax")
+    print(f"{'function':<8} {'n':>5} " + " ".join(f"{h:>7}" for h in heads))
     rows = []
     for func in funcs:
         for n in SIZES:
@@ -70,12 +75,17 @@ def main(argv: list[str] | None = None) -> int:
                 t = torch.from_numpy(x.copy())
                 fns["torch"] = lambda f=func, t=t: getattr(torch, f)(t)
                 fns["det_torch"] = lambda f=func, t=t: getattr(det, f)(t)
+            if jnp is not None:
+                j = jnp.asarray(x)
+                fns["jax"] = lambda f=func, j=j: getattr(jnp, f)(j).block_until_ready()
+                fns["det_jax"] = lambda f=func, j=j: getattr(det, f)(j).block_until_ready()
             us = per_call_us(fns, n, args.runs)
             nan = float("nan")
-            print(f"{func:<9} {n:>6} {us['det']:>8.2f} {us['numpy']:>8.2f} "
-                  f"{us.get('torch', nan):>8.2f} {us['det'] / us['numpy']:>7.2f} "
-                  f"{us.get('det_torch', nan):>8.2f} "
-                  f"{us.get('det_torch', nan) / us.get('torch', nan):>7.2f}", flush=True)
+            cells = (us["det"], us["numpy"], us.get("torch", nan), us["det"] / us["numpy"],
+                     us.get("det_torch", nan), us.get("det_torch", nan) / us.get("torch", nan),
+                     us.get("jax", nan), us.get("det_jax", nan),
+                     us.get("det_jax", nan) / us.get("jax", nan))
+            print(f"{func:<8} {n:>5} " + " ".join(f"{c:>7.2f}" for c in cells), flush=True)
             rows.append({"function": func, "n": n, **us})
     if args.json:
         with open(args.json, "w") as fh:
