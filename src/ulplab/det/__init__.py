@@ -50,7 +50,11 @@ Autograd: a PyTorch tensor that requires grad gets a result with a ``grad_fn`` f
 function with a derivative (``det.derivative``: the registry's derivative kernel where there is
 one, or a documented float32 formula over det kernels); a function without one raises
 ``UsageError`` rather than silently dropping the gradient, and so does a second derivative.
-JAX float32 under ``jax.jit`` runs the compiled kernel through ``jax.pure_callback``.
+``jax.grad`` likewise, every format (a ``jax.custom_jvp``: the tangent times the derivative in
+float32, rounded to x's dtype; the same bits as PyTorch's where no product is subnormal, which
+XLA flushes on the CPU). A concrete JAX array runs NumPy's path and gets its result on x's
+device; under ``jax.jit``, ``vmap`` or ``grad`` float32 runs the compiled kernel through
+``jax.pure_callback`` (one callback object per function, so JAX compiles it once).
 
 Importing this module reads the registry's JSON and nothing else of ulplab's (no research
 method, no fitter, no oracle); the first float32 call loads the cached native build after

@@ -230,17 +230,74 @@ def _jax(func: str, x: Any, rounding: str, threads: int | None) -> Any:
         # bfloat16 values, this 17), then the result on x's device
         out = _numpy(func, np.asarray(x), rounding, threads)
         return jax.device_put(out, x.sharding) if x.committed else jnp.asarray(out)
+    if concrete:
+        return _jax_value(func, name, rounding, threads, x)
+    return _jax_traced(func, name, rounding, threads)(x)
+
+
+def _jax_value(func: str, name: str, rounding: str, threads: int | None, x: Any) -> Any:
+    """det ``func`` on the JAX array ``x`` of format ``name`` in JAX operations: the compiled
+    kernel through ``jax.pure_callback`` for float32, the table's gather for the others."""
+    import jax
+    import jax.numpy as jnp
+
     if name == "float32":
         spec = jax.ShapeDtypeStruct(x.shape, jnp.float32)
         # elementwise, so any batch shape: vmap hands the callback the whole batch
         return jax.pure_callback(_jax_callback(func, rounding, threads), spec, x,
                                  vmap_method="broadcast_all")
-    tab = table(func, name)
+    tab = _table(func, name)  # name is a proved format (_format_name)
     if _bits(name) < 8:
         return _jax_sub_byte(func, name, x)
     bits = jax.lax.bitcast_convert_type(x, jnp.uint16 if tab.dtype == np.uint16 else jnp.uint8)
     return jax.lax.bitcast_convert_type(jnp.take(jnp.asarray(tab), bits.astype(jnp.int32)),
                                         x.dtype)
+
+
+@cache
+def _jax_traced(func: str, name: str, rounding: str, threads: int | None) -> Callable[[Any], Any]:
+    """``_jax_value`` for traced arrays (jit, vmap, grad), differentiable as PyTorch's autograd
+    is (``_autograd``): a ``jax.custom_jvp`` whose tangent is t * ``derivative(func, x)``, one
+    float32 product rounded to t's dtype (computed by XLA, which on the CPU flushes a subnormal
+    product to zero); a function without a derivative, or a second derivative, is a
+    ``UsageError`` at trace time. Without it the float32 callback raised JAX's own error and
+    the gather of the narrow formats, through integer bits, gave a gradient of 0."""
+    import jax
+    import jax.numpy as jnp
+
+    f = jax.custom_jvp(lambda x: _jax_value(func, name, rounding, threads, x))
+
+    def jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+        (x,), (t,) = primals, tangents
+        if func not in DIFFERENTIABLE:
+            raise UsageError(f"det.{func} has no derivative kernel: differentiate a function "
+                             f"that has one, or stop the gradient (jax.lax.stop_gradient(x)); "
+                             f"differentiable: {', '.join(sorted(DIFFERENTIABLE))}")
+        d = _jax_derivative(func, threads)(x.astype(jnp.float32))
+        return f(x), (d * t.astype(jnp.float32)).astype(t.dtype)
+
+    f.defjvp(jvp)
+    return f
+
+
+@cache
+def _jax_derivative(func: str, threads: int | None) -> Callable[[Any], Any]:
+    """``derivative(func, x)`` on a traced float32 JAX array (a host callback), which itself
+    has no derivative (a ``UsageError``, as PyTorch's second derivative is)."""
+    import jax
+    import jax.numpy as jnp
+
+    def host(a: Any) -> np.ndarray:
+        return derivative(func, np.asarray(a), threads)
+
+    d = jax.custom_jvp(lambda x: jax.pure_callback(
+        host, jax.ShapeDtypeStruct(x.shape, jnp.float32), x, vmap_method="broadcast_all"))
+
+    def second(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+        raise UsageError(f"det.{func} has no second derivative; differentiate the result once")
+
+    d.defjvp(second)
+    return d
 
 
 @cache
