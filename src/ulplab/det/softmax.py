@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 import numpy as np
@@ -60,6 +60,10 @@ def softmax_numpy(x: np.ndarray, exp: Callable[[np.ndarray], np.ndarray] | None 
     count = native.resolve_threads(threads)
     n = x.shape[-1]
     rows = x.size // n if n else 0
+    if exp is None and x.size < 2 * native.MIN_PER_THREAD and _c_softmax() is not None:
+        # one thread either way: the C steps (the same bits, tests/test_softmax.py) cost 2 us
+        # where NumPy's operations, ten levels of the sum among them, cost 29 (1,024 inputs)
+        return _run_c(_c_softmax(), x, rows, n)
     min_rows = -(-native.MIN_PER_THREAD // max(n, 1))  # a thread's rows hold MIN_PER_THREAD
     kernel = float32_kernel("exp", "odd")
     if len(native.slice_bounds(rows, count, min_rows, 1)) == 1:  # too few rows to split
@@ -195,24 +199,46 @@ def c_source() -> str:
     return export_source("exp", "c", "odd") + C_SOFTMAX
 
 
-def softmax_c(x: np.ndarray, variant: str | None = None) -> np.ndarray:
+@cache
+def _c_function(variant: str | None) -> Callable[..., int]:
+    """``ulplab_softmax`` of ``c_source()`` built for ``variant`` (loaded once)."""
     import ctypes
 
     from ulplab.export import native
 
+    fn = ctypes.CDLL(str(native.build_source("softmax", c_source(), variant))).ulplab_softmax
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long, ctypes.c_long]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+@cache
+def _c_softmax() -> Callable[..., int] | None:
+    """``_c_function(None)``, or None where no compiler or build is usable (then NumPy's
+    operations run, for the rest of the process: the same bits; ``float32_kernel`` says why
+    once on the first det call)."""
+    try:
+        return _c_function(None)
+    except (RuntimeError, OSError):
+        return None
+
+
+def _run_c(fn: Callable[..., int], x: np.ndarray, rows: int, n: int) -> np.ndarray:
+    from ulplab.export import native
+
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    out = np.empty_like(x)
+    if rows and fn(native.data_address(x), native.data_address(out), rows, n) != 0:
+        raise MemoryError("ulplab_softmax could not allocate its row buffer")
+    return out
+
+
+def softmax_c(x: np.ndarray, variant: str | None = None) -> np.ndarray:
     x = np.ascontiguousarray(x, dtype=np.float32)
     if x.ndim == 0:
         raise UsageError("softmax needs at least one axis")
-    lib = ctypes.CDLL(str(native.build_source("softmax", c_source(), variant)))
     n = x.shape[-1]
-    rows = x.size // n if n else 0
-    out = np.empty_like(x)
-    if rows:
-        rc = lib.ulplab_softmax(ctypes.c_void_p(x.ctypes.data), ctypes.c_void_p(out.ctypes.data),
-                                ctypes.c_long(rows), ctypes.c_long(n))
-        if rc != 0:
-            raise MemoryError("ulplab_softmax could not allocate its row buffer")
-    return out
+    return _run_c(_c_function(variant), x, x.size // n if n else 0, n)
 
 
 def softmax(x: Any, threads: int | None = None) -> Any:
