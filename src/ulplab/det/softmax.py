@@ -16,8 +16,9 @@ nearest-even:
 Threads (``threads=``, as in ``ulplab.det``): NumPy arrays of many rows are split into blocks of
 whole rows, one per thread, each block run through the steps above; otherwise (few long rows,
 PyTorch, JAX) only the exp of step 3 runs on several threads. A NumPy array below two threads'
-share (``native.MIN_PER_THREAD``) runs the same steps in C (``C_SOFTMAX``) in one call. A row is never split, so its
-reduction order (steps 2 and 4) is the same whatever the thread count: so are the bits.
+share (``native.MIN_PER_THREAD``) runs the same steps in C (``C_SOFTMAX``) in one call. A row
+is never split, so its reduction order (steps 2 and 4) is the same whatever the thread count:
+so are the bits.
 
 Accuracy, measured against the exact softmax of the float32 inputs (mpmath, 60 digits; 200, 100
 and 10 rows of n = 3, 17, 1000; tests/test_softmax.py asserts these figures): at most 3.4 / 4.2 /
