@@ -694,9 +694,33 @@ def test_both_avx512_loops_keep_correct_results(func, tables_by):
         assert native.set_fast64_tables(func, "avx512", -1) == int(amd)
 
 
+def test_sin_half_polynomial_is_the_fit_it_names_and_leaves_a_margin():
+    """sin's and cos's passes' P (``sin.SIN_HALF``) is what its docstring's Remez fit gives,
+    each coefficient rounded to the nearest float64; within 2^-43.478 of (sin r - r)/r^3
+    (``half_fit_error``); relative to sin r at |r| = pi/2 + 2^-34, with r's own error and the
+    roundings, below 2^-41.4, which ERR_HALF covers five times (in units of 2^-53)."""
+    from ulplab.export.fast64 import sin
+    from ulplab.fit.remez import remez
+
+    def f(y):
+        r = mpmath.sqrt(y)
+        return mpmath.mpf(-1) / 6 if y == 0 else (mpmath.sin(r) - r) / (y * r)
+
+    with mpmath.workprec(160):
+        fit = remez(f, mpmath.mpf(0), (mpmath.pi / 2 + mpmath.mpf(2) ** -30) ** 2,
+                    list(range(6)))
+    assert [float(c).hex() for c in fit.coefficients] == \
+        [float.fromhex(c).hex() for c in sin.SIN_HALF]
+    error = sin.half_fit_error()
+    assert 2.0**-43.48 < error < 2.0**-43.47
+    reach = np.pi / 2 + 2.0**-34
+    bound = error * reach**2 * (reach / np.sin(reach)) + 2.0**-51.4 + 2.0**-52.5
+    assert bound < 2.0**-41.4 and 5 * bound * 2.0**53 < sin.ERR_HALF
+
+
 @pytest.mark.parametrize(("func", "bound"), [("sin", 2.0**-45.55), ("cos", 2.0**-51.6)])
 def test_sin_cos_polynomials_are_within_their_bounds(func, bound):
-    """sin's r + r^3 P(r^2) and cos's 1 + r^2 Q(r^2) (``sin.SIN``, ``sin.COS``: the fitted
+    """tan's r + r^3 P(r^2) and 1 + r^2 Q(r^2) (``sin.SIN``, ``sin.COS``: the fitted
     float64 coefficients, evaluated exactly) against mpmath at 1,000 points of (0, pi/4 +
     2^-40]: the relative approximation errors of the analysis (2^-45.58 and 2^-51.61 measured
     at 20,000 points by ``benchmarks/fit_fast64.py sincos``); a polynomial one coefficient
@@ -716,7 +740,7 @@ def test_sin_cos_polynomials_are_within_their_bounds(func, bound):
             worst = max(worst, abs(got - want) / abs(want))
     assert worst < bound
     assert worst > bound / 4  # the claim is measured, not slack
-    assert sin.ERR > 5 * 2.0**-45.5 * 2.0**53
+    assert sin.ERR > 5 * 2.0**-45.5 * 2.0**53  # tan's ERR
 
 
 def test_unknown_names_are_usage_errors():

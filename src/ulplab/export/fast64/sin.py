@@ -1,44 +1,55 @@
-"""det sin's float64 first pass (and the sine/cosine core of cos's).
+"""det sin's and cos's float64 first passes (``ul_sin_half``), and the reduction of tan's
+(``REDUCE``).
 
-x = k pi/2 + r, |r| <= pi/4 (plus 2^-40), for |x| <= 2^17 (0x48000000); larger |x| (where the
-kernel needs the Payne-Hanek reduction), NaN and the infinities are flagged:
+**sin and cos (since 2026-11-26, night): one polynomial.** v = m pi/2 + r for |v| <= 2^17
+(0x48000000); larger |x| (where the kernel needs the Payne-Hanek reduction), NaN and the
+infinities are flagged:
+* m = 2k, k = nearest(v/pi) for sin (one FMA with 1/pi rounded to nearest, adding 0x1.8p52);
+  m = 2k + 1, k = nearest(v/pi - 1/2) for cos (an FMA giving v/pi - 1/2, then the same
+  shift); k is within 1/2 + 2^-36 of v/pi (- 1/2) (1/pi's rounding times 2^17 and the FMA's
+  own below 2^-37), so |r| <= pi/2 + 2^-34; |m| < 2^17;
+* r = ((v - m P1) - m P2) - m P3 with ``tables.pio2_split`` (P1, P2 of 36 significant bits, so
+  m P1 and m P2 are exact), each product subtracted in one FMA (a product and a difference
+  without an FMA instruction: the same values for the first two, m P3 rounded once more).
+  v - m P1 is exact by Sterbenz's lemma except for cos's m = +-1 on |v| < pi/2, where it
+  rounds once but |r| > pi/4 - 2^-34; the later differences round (2^-52 |r| + 2^-100) and
+  pi/2 - P1 - P2 - P3 < 2^-125 adds |m| 2^-125; the float32 inputs in [pi/4, 2^17] lie at
+  least 2^-27.83 from every nonzero multiple of pi/2 (the closest: 0x437CE5F1 = 252.898..., by
+  a float64 scan of all of them, confirmed in mpmath), so r has a relative error below
+  2^-51.4 (three roundings where the first is not exact);
+* sin r = r + r^3 P(r^2), P of degree 5 (``SIN_HALF``: a Remez fit on [0, (pi/2 + 2^-30)^2],
+  within 2^-43.478 of (sin r - r)/r^3, ``half_fit_error``), so within r^2 2^-43.478 (r/sin r)
+  <= 2^-41.52 of sin r relative (at |r| = pi/2: r^2 = 2.47, r/sin r = 1.571); Horner's
+  roundings (relative 2^-52 of a term below r^2/6 of the result), r r^2 and the last FMA add
+  below 2^-52.5, and r's relative error carries over times r cot r <= 1;
+* sin v = (-1)^k sin r, cos v = (-1)^(k+1) sin r (the sign bit from k's low bit).
+Relative error below 2^-41.4: 3,100 units in the last place of the float64 result; the
+rounding test takes ERR_HALF = 16384 (a margin of 5.3) and flags about 2 ERR / 2^29 = 6e-5 of
+ordinary inputs. Until then sin and cos ran tan's reduction below (k pi/2, |r| <= pi/4) and
+both polynomials, sin r and cos r, choosing by k mod 4: five FMAs and a select more a lane.
+The pass alone, 2^14 inputs in [-100, 100] in cache, one thread, one C harness with the
+runner's flags, best of 3,000, the 2-core AMD EPYC VM: sin 1.057 -> 0.833 ns an element (AVX2
+build) and 0.476 -> 0.371 (AVX-512), cos 0.888 and 0.403 after.
+Zero and subnormal inputs are flagged by the test on x's bits (sin of +-0 keeps its sign in the
+second pass; sin of a subnormal is subnormal; cos, which shares the loop, leaves its 1 there to
+the second pass too: 2^24 patterns more flagged of 2^32). The rounding test has no range part
+(``ROUND_NORMAL``): for every other input y lies in [2^-126, 1]. For sin with k = 0, r = v and
+y = r + r^3 P(r^2) is v itself where |r^3 P| < |v|^3/6 is below half an ulp of v in float64
+(|v| < 2^-25), and |y| > 0.63 |v| > 2^-26 elsewhere (sin v / v >= 2/pi on |v| <= pi/2); for
+m != 0 (every cos), |y| >= |sin r| (1 - 2^-41) with |r| >= 2^-27.83.
+
+**tan's reduction (``REDUCE``; sin's and cos's until 2026-11-26, night).** x = k pi/2 + r,
+|r| <= pi/4 (plus 2^-40):
 * k = nearest(x 2/pi) (within 1/2 + 2^-35), by adding and subtracting 0x1.8p52 after one
   FMA; |k| < 2^17;
-* r = ((x - k P1) - k P2) - k P3 (Cody and Waite, ``tables.pio2_split``: P1, P2 of 36
-  significant bits, so k P1 and k P2 are exact; x - k P1 is exact by Sterbenz's lemma), each
-  product subtracted in one FMA (a product and a difference without an FMA instruction: the
-  same values for the first two, k P3 rounded once more); the two later differences round
-  (2^-52 |r| + 2^-100), and pi/2 - P1 - P2 - P3 < 2^-125 adds k 2^-125; the float32 inputs in
-  [pi/4, 2^17] lie at least 2^-27.83 from every nonzero multiple of pi/2 (the closest:
-  0x437CE5F1 = 252.898..., by a float64 scan of all of them, confirmed in mpmath), so r has a
+* r = ((x - k P1) - k P2) - k P3 as above (x - k P1 exact by Sterbenz's lemma); r has a
   relative error below 2^-51.5;
 * sin r = r + r^3 P(r^2), P of degree 4, cos r = 1 + r^2 Q(r^2), Q of degree 5 (``SIN``,
   ``COS``: ``python benchmarks/fit_fast64.py sincos --check-points 20000``, the interpolants
   at the Chebyshev nodes of s = r^2 in [0, R^2], R = pi/4 + 2^-40, coefficients rounded to the
   nearest float64): relative approximation error below 2^-45.58 (sin) and 2^-51.61 (cos) at
-  20,000 points of (0, R]; Horner's roundings in P and Q (relative 2^-52 of a term below
-  r^2/6 of the result), r r^2 and the last FMA add below 2^-52.5, r's own relative error
-  2^-51.5 carries over to sin r and, times r tan r <= 0.79, to cos r: below 2^-45.5 for sin
-  r, 2^-50 for cos r;
-* sin x = sin r, cos r, -sin r, -cos r for k mod 4 = 0, 1, 2, 3 (cos x: k + 1).
-Relative error below 2^-45.5: 181 units in the last place of the float64 result; the rounding
-test takes ERR = 1024 (a margin of 5.6) and flags about 2 ERR / 2^29 = 3.8e-6 of ordinary
-inputs. Until 2026-11-26 the polynomials were the Taylor ones of degrees 15 and 16 (below
-2^-50, ERR = 64, 7 and 8 coefficients): the looser bound, which leaves a chunk of the runner
-flagged as rarely as before in practice, saves four FMAs a lane: the pass alone on 2^16
-inputs in [-100, 100] in cache, one thread, this project's 2-core Xeon VM, old and new timed
-alternately: sin 1.72 -> 1.54 ns per element (AVX2 build) and 0.99-1.02 -> 0.91 (AVX-512),
-cos 1.72 -> 1.56 and 1.01-1.03 -> 0.91-0.94.
-Zero and subnormal inputs are flagged by the test on x's bits (sin of +-0 keeps its sign in the
-second pass; sin of a subnormal is subnormal; cos, which shares the loop, leaves its 1 there to
-the second pass too: 2^24 patterns more flagged of 2^32). The rounding test has no range part
-(``ROUND_NORMAL``): for every other input y lies in [2^-126, 1]. Where k = 0, r = x and
-y = r + r^3 P(r^2) is x itself where |r^3 P| < |x|^3/6 is below half an ulp of x in float64
-(|x| < 2^-25), and |y| > 0.89 |x| > 2^-26 elsewhere; where k != 0, |y| >= |sin r| (1 - 2^-45)
-with |r| >= 2^-27.83, or y is a cosine of |r| <= pi/4 + 2^-40, at least 0.7. That saved the
-range test's subtraction, comparison and mask, and the FMAs of the reduction three operations,
-a lane: the pass alone, 2^16 inputs in [-100, 100] in cache, one thread, sin 1.56 -> 1.31 ns
-per element (AVX2 build) and 0.90 -> 0.80 (AVX-512), cos 1.56 -> 1.29 and 0.92 -> 0.75.
+  20,000 points of (0, R]; with Horner's roundings and r's own error below 2^-45.5 for sin r,
+  2^-50 for cos r (``ulplab.export.fast64.tan`` divides them; ERR = 1024 there).
 """
 
 from __future__ import annotations
@@ -75,18 +86,64 @@ REDUCE = """\
 k = nearest(v 2/pi), q = k + shift, r = v - k pi/2, s = sin r and c = cos r (the analysis above;
 tan's pass divides them)."""
 
+SIN_HALF = ["-0x1.55555555549d9p-3", "0x1.1111110fc1588p-7", "-0x1.a01a0012990c6p-13",
+            "0x1.71dd8e21523c7p-19", "-0x1.ae20d34f631e9p-26", "0x1.54e8899b9b7e5p-33"]
+"""P of sin and cos's passes since 2026-11-26 (night): sin r = r + r^3 P(r^2) for |r| <= pi/2
++ 2^-30, low to high. Fitted by ``ulplab.fit.remez.remez(f, 0, (pi/2 + 2^-30)^2, range(6))``
+(absolute error, 128 bits), f(y) = (sin sqrt y - sqrt y) / y^(3/2) (-1/6 at 0), each
+coefficient rounded to the nearest float64 (tests/test_fast64.py fits it again): within
+2^-43.478 of f (``half_fit_error``)."""
+
+ERR_HALF = 16384
+"""The rounding test's bound of sin's and cos's passes, in units in the last place of the
+float64 result (the module docstring: below 2^-41.4, 3,100 units; a margin of 5.3)."""
+
+
+def half_fit_error(points: int = 2001) -> float:
+    """max |P(y) - f(y)| over ``points`` Chebyshev points of [0, (pi/2 + 2^-30)^2] (P with the
+    float64 coefficients of ``SIN_HALF``, evaluated exactly; f as there), at 160 bits."""
+    import mpmath
+
+    coefficients = [float.fromhex(c) for c in SIN_HALF]
+    with mpmath.workprec(160):
+        top = (mpmath.pi / 2 + mpmath.mpf(2) ** -30) ** 2
+        worst = mpmath.mpf(0)
+        for i in range(points):
+            y = top * (1 - mpmath.cos(mpmath.pi * i / (points - 1))) / 2
+            r = mpmath.sqrt(y)
+            f = mpmath.mpf(-1) / 6 if y == 0 else (mpmath.sin(r) - r) / (y * r)
+            p = sum(mpmath.mpf(c) * y**j for j, c in enumerate(coefficients))
+            worst = max(worst, abs(p - f))
+    return float(worst)
+
+
+_HALF_P = horner("r2", [float.fromhex(c) for c in SIN_HALF])
+
 CORE = """
-/* sin(v + shift pi/2) for |v| <= 2^17, relative error < 2^-45.5 (ulplab.export.fast64.sin);
-   for any other v some float64 */
-static inline double ul_sin_quadrant(double v, uint64_t shift) {
-""" + REDUCE + """    const uint64_t t = ul_sel64(q & 1, ul_bits64(c), ul_bits64(s));
-    return ul_double(t ^ ((q & 2) << 62));                    /* k mod 4 in {2, 3}: - */
+/* sin(v) (cosine 0) or cos(v) (cosine 1) for |v| <= 2^17, relative error < 2^-41.4
+   (ulplab.export.fast64.sin); for any other v some float64. v = m pi/2 + r, m = 2k (sine:
+   k = nearest(v/pi)) or 2k + 1 (cosine: k = nearest(v/pi - 1/2)), |r| <= pi/2 + 2^-34;
+   sin v = (-1)^k sin r, cos v = (-1)^(k+1) sin r: one polynomial, no choice between two */
+static inline double ul_sin_half(double v, int cosine) {
+    /* k in the low bits of `shifted` (0x1.8p52 = bits 0x4338000000000000 plus k); 1/pi
+       rounded to nearest */
+    const double shifted = cosine ? UL_FMA(v, 0x1.45f306dc9c883p-2, -0.5) + 0x1.8p52
+                                  : UL_FMA(v, 0x1.45f306dc9c883p-2, 0x1.8p52);
+    const double kd = shifted - 0x1.8p52;
+    const double m = cosine ? UL_FMA(kd, 2.0, 1.0) : 2.0 * kd;      /* exact, |m| < 2^17 */
+    /* the three products subtracted in FMAs: the first two exact, as m P1 and m P2 are */
+    const double r = UL_FMA(-m, UL_PIO2_3, UL_FMA(-m, UL_PIO2_2, UL_FMA(-m, UL_PIO2_1, v)));
+    const double r2 = r * r;
+    const double s = UL_FMA(r * r2, """ + _HALF_P + """, r);
+    /* (-1)^k, or (-1)^(k+1): the low bit of k (two's complement in shifted's bits) */
+    return ul_double(ul_bits64(s) ^ ((ul_bits64(shifted) + (uint64_t)cosine) << 63));
 }
 """
 
 
-def source(func: str, shift: int) -> str:
-    """The loop of ``func`` = sin(x + shift pi/2) (and the midpoint test it calls)."""
+def source(func: str, cosine: int) -> str:
+    """The loop of ``func`` = sin (``cosine`` 0) or cos (1) (and the midpoint test it
+    calls)."""
     return ROUND_NORMAL + f"""
 void ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
     for (long i = 0; i < n; i++) {{
@@ -95,8 +152,8 @@ void ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
         /* 0x48000000 = 2^17: beyond it (NaN and the infinities too) the second pass; below
            0x00800000 (zero and the subnormals) too */
         const uint32_t bad = (u & 0x7FFFFFFFu) - 0x00800000u > 0x48000000u - 0x00800000u;
-        const uint32_t b = ul_round_normal_or_flag(ul_sin_quadrant((double)x[i], {shift}), bad,
-                                                   {ERR}, 0);
+        const uint32_t b = ul_round_normal_or_flag(ul_sin_half((double)x[i], {cosine}), bad,
+                                                   {ERR_HALF}, 0);
         memcpy(y + i, &b, 4);
     }}
 }}
