@@ -108,17 +108,20 @@ def test_the_bounds_in_the_analyses_hold_on_samples():
     value (mpmath at 100 bits) on 2,000 random inputs in the benchmark's ranges, portable build
     excluded (the avx512 or avx2 build this machine runs): exp2 2^-51.2, log2 2^-42.55, tan
     2^-45.4, rsqrt 2^-52.4, tanh_grad 2^-49.8, gelu_tanh 2^-44.2, expm1 2^-45.43, log1p
-    2^-42.55, gelu_grad 2^-43.9 — and each of these bounds,
-    in units in the last place, is below half the pass's ERR. The float64 value is read back
+    2^-42.55, gelu_grad 2^-43.9, sin and cos 2^-41.4 (their one polynomial) — and each of these
+    bounds, in units in the last place, is below half the pass's ERR (sin's and cos's
+    ERR_HALF). The float64 value is read back
     by a build of the pass that stores it instead of rounding it."""
     from ulplab.export import fast64
 
     bounds = {"exp2": 2.0**-51.2, "log2": 2.0**-42.55, "tan": 2.0**-45.4,
               "rsqrt": 2.0**-52.4, "tanh_grad": 2.0**-49.8, "gelu_tanh": 2.0**-44.2,
-              "expm1": 2.0**-45.43, "log1p": 2.0**-42.55, "gelu_grad": 2.0**-43.9}
+              "expm1": 2.0**-45.43, "log1p": 2.0**-42.55, "gelu_grad": 2.0**-43.9,
+              "sin": 2.0**-41.4, "cos": 2.0**-41.4}
     exact = {
         "exp2": lambda v: mpmath.mpf(2) ** v, "log2": lambda v: mpmath.log(v, 2),
-        "tan": mpmath.tan, "rsqrt": lambda v: 1 / mpmath.sqrt(v),
+        "tan": mpmath.tan, "rsqrt": lambda v: 1 / mpmath.sqrt(v), "sin": mpmath.sin,
+        "cos": mpmath.cos,
         "tanh_grad": lambda v: 1 / mpmath.cosh(v) ** 2,
         "expm1": mpmath.expm1, "log1p": mpmath.log1p,
         "gelu_grad": lambda v: mpmath.ncdf(v) + v * mpmath.npdf(v),
@@ -128,11 +131,12 @@ def test_the_bounds_in_the_analyses_hold_on_samples():
     }
     ranges = {"exp2": (-100, 100), "log2": None, "tan": (-100, 100), "rsqrt": None,
               "tanh_grad": (-8, 8), "gelu_tanh": (-8, 8), "expm1": (-80, 80), "log1p": None,
-              "gelu_grad": (-8, 8)}
+              "gelu_grad": (-8, 8), "sin": (-100, 100), "cos": (-100, 100)}
     rng = np.random.default_rng(11)
     variant = next(v for v in ("avx512", "avx2") if v in native.runnable_variants())
     for func, bound in bounds.items():
-        assert bound * 2.0**53 * 2 < fast64.module(func).ERR, func
+        module = fast64.module(func)
+        assert bound * 2.0**53 * 2 < getattr(module, "ERR_HALF", getattr(module, "ERR", 0)), func
         lo_hi = ranges[func]
         x = (rng.uniform(*lo_hi, 2000) if lo_hi else 10.0 ** rng.uniform(-30, 30, 2000)
              ).astype(np.float32)
