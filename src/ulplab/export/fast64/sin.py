@@ -55,7 +55,7 @@ m != 0 (every cos), |y| >= |sin r| (1 - 2^-41) with |r| >= 2^-27.83.
 from __future__ import annotations
 
 from ulplab.export.fast64 import ROUND_NORMAL
-from ulplab.export.fast64.tables import horner, pio2_split
+from ulplab.export.fast64.tables import horner, odd_fit_error, pio2_split
 
 ERR = 1024
 """The rounding test's bound, in units in the last place of the float64 result."""
@@ -104,17 +104,9 @@ def half_fit_error(points: int = 2001) -> float:
     float64 coefficients of ``SIN_HALF``, evaluated exactly; f as there), at 160 bits."""
     import mpmath
 
-    coefficients = [float.fromhex(c) for c in SIN_HALF]
     with mpmath.workprec(160):
         top = (mpmath.pi / 2 + mpmath.mpf(2) ** -30) ** 2
-        worst = mpmath.mpf(0)
-        for i in range(points):
-            y = top * (1 - mpmath.cos(mpmath.pi * i / (points - 1))) / 2
-            r = mpmath.sqrt(y)
-            f = mpmath.mpf(-1) / 6 if y == 0 else (mpmath.sin(r) - r) / (y * r)
-            p = sum(mpmath.mpf(c) * y**j for j, c in enumerate(coefficients))
-            worst = max(worst, abs(p - f))
-    return float(worst)
+        return odd_fit_error(SIN_HALF, "sin", top, points)
 
 
 _HALF_P = horner("r2", [float.fromhex(c) for c in SIN_HALF])

@@ -77,6 +77,25 @@ def log1p_taylor(degree: int) -> list[Fraction]:
     return [Fraction((-1) ** (i + 1), i) for i in range(2, degree + 1)]
 
 
+def odd_fit_error(coefficients: Sequence[str], function: str, top: mpmath.mpf,
+                  points: int = 2001) -> float:
+    """max |P(y) - (g(sqrt y) - sqrt y) / y^(3/2)| over ``points`` Chebyshev points of [0, top]
+    (g = mpmath's ``function``, "sin" or "tanh"; its limit at 0 there), P the polynomial of the
+    float64 ``coefficients`` (hex literals, low to high) evaluated exactly, at 160 bits: the
+    error of a fit of an odd function as r + r^3 P(r^2)."""
+    g = getattr(mpmath, function)
+    limit = {"sin": mpmath.mpf(-1) / 6, "tanh": mpmath.mpf(-1) / 3}[function]
+    values = [mpmath.mpf(float.fromhex(c)) for c in coefficients]
+    with mpmath.workprec(160):
+        worst = mpmath.mpf(0)
+        for i in range(points):
+            y = mpmath.mpf(top) * (1 - mpmath.cos(mpmath.pi * i / (points - 1))) / 2
+            r = mpmath.sqrt(y)
+            f = limit if y == 0 else (g(r) - r) / (y * r)
+            worst = max(worst, abs(sum(c * y**j for j, c in enumerate(values)) - f))
+    return float(worst)
+
+
 def c_array(name: str, values: list[float], ctype: str = "double") -> str:
     """The C array ``name`` of ``values`` as hex literals (``ctype`` double, or float: each
     value then a float32, written with the f suffix)."""

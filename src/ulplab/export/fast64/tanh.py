@@ -80,7 +80,7 @@ from ulplab.export.fast64 import (
     avx512_choice,
     avx512_entry,
 )
-from ulplab.export.fast64.tables import c_array, horner
+from ulplab.export.fast64.tables import c_array, horner, odd_fit_error
 
 ERR = 8192
 """The rounding test's bound, in units in the last place of the float64 result."""
@@ -176,17 +176,8 @@ def permute_table() -> str:
 def permute_fit_error(points: int = 2001) -> float:
     """max |P(y) - f(y)| over ``points`` Chebyshev points of [0, PERMUTE_H^2] (P with the
     float64 coefficients of ``PERMUTE_P``, evaluated exactly; f as there), at 160 bits."""
-    coefficients = [float.fromhex(c) for c in PERMUTE_P]
     with mpmath.workprec(160):
-        top = mpmath.mpf(PERMUTE_H) ** 2
-        worst = mpmath.mpf(0)
-        for i in range(points):
-            y = top * (1 - mpmath.cos(mpmath.pi * i / (points - 1))) / 2
-            r = mpmath.sqrt(y)
-            f = mpmath.mpf(-1) / 3 if y == 0 else (mpmath.tanh(r) - r) / (y * r)
-            p = sum(mpmath.mpf(c) * y**j for j, c in enumerate(coefficients))
-            worst = max(worst, abs(p - f))
-    return float(worst)
+        return odd_fit_error(PERMUTE_P, "tanh", mpmath.mpf(PERMUTE_H) ** 2, points)
 
 
 def permute_error_bound(samples: int = 2049) -> tuple[float, int, float]:
