@@ -58,7 +58,8 @@ from ulplab.export.fast64 import ROUND_NORMAL
 from ulplab.export.fast64.tables import horner, odd_fit_error, pio2_split
 
 ERR = 1024
-"""The rounding test's bound, in units in the last place of the float64 result."""
+"""The rounding test's bound of tan's pass (``REDUCE``'s values; sin's and cos's until
+2026-11-26, night), in units in the last place of the float64 result."""
 
 SIN = [float.fromhex(v) for v in (
     "-0x1.555555555516bp-3", "0x1.1111110fd3d43p-7", "-0x1.a019fd9b35ee5p-13",

@@ -1,12 +1,13 @@
-"""det tan's float64 first pass: sin's reduction and polynomials (``ulplab.export.fast64.sin``)
-and one quotient.
+"""det tan's float64 first pass: the reduction by pi/2 and the two polynomials of
+``ulplab.export.fast64.sin`` (``REDUCE``, which sin's and cos's passes ran until 2026-11-26,
+night) and one quotient.
 
-x = k pi/2 + r, |r| <= pi/4 (plus 2^-40), for |x| <= 2^17, s = sin r and c = cos r exactly as in
-sin's pass (``sin.REDUCE``: relative errors below 2^-45.5 and 2^-50); tan is periodic in pi, so
+x = k pi/2 + r, |r| <= pi/4 (plus 2^-40), for |x| <= 2^17, s = sin r and c = cos r
+(``sin.REDUCE``: relative errors below 2^-45.5 and 2^-50); tan is periodic in pi, so
 tan x = s/c for even k and -c/s for odd k (one quotient of two selects: no branch).
 Relative error below 2^-45.5 + 2^-50 + 2^-53 (the quotient's rounding) < 2^-45.4: 194 units in
-the last place of the float64 result; the rounding test takes ERR = 1024 (a margin of 5.3), as
-sin's, and flags about 2 ERR / 2^29 = 3.8e-6 of ordinary inputs. tan x is rational only at
+the last place of the float64 result; the rounding test takes ERR = 1024 (a margin of 5.3) and
+flags about 2 ERR / 2^29 = 3.8e-6 of ordinary inputs. tan x is rational only at
 x = 0, so no result is exactly a float32 midpoint.
 Flagged by sin's test on x's bits: |x| > 2^17 (the Payne-Hanek range), NaN and the infinities,
 zero and the subnormals (tan of +-0 keeps its sign in the second pass; tan of a subnormal is
