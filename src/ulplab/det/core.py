@@ -367,16 +367,17 @@ def apply(func: str, x: Any, rounding: str = "float32", threads: int | None = No
     native = _native()
     # threads checked, else $ULPLAB_NUM_THREADS (checked; None where unset), read once a call
     wanted = native.check_threads(threads) if threads is not None else native.env_threads()
+    count = wanted or native.cpu_count()  # NumPy and JAX arrays; a tensor: torch's count
     if type(x) is np.ndarray:  # the common case first
-        return _numpy(func, x, rounding, wanted or native.cpu_count())
+        return _numpy(func, x, rounding, count)
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(x, torch.Tensor):
         return _torch(func, x, rounding, wanted)
     jax = sys.modules.get("jax")
     if jax is not None and isinstance(x, jax.Array):
-        return _jax(func, x, rounding, threads)
+        return _jax(func, x, rounding, count)
     if isinstance(x, np.ndarray | np.generic):
-        out = _numpy(func, np.asarray(x), rounding, threads)
+        out = _numpy(func, np.asarray(x), rounding, count)
         return out[()] if isinstance(x, np.generic) else out
     raise UsageError(f"det functions take a NumPy array, a PyTorch tensor or a JAX array; "
                      f"got {type(x).__name__}")
