@@ -56,9 +56,10 @@ bfloat16 gelu lookup at 2^11 to 2^20 elements on one thread and forced onto T (t
 ``--overhead`` (instead of the table): where a one-thread call's time goes at 2^12 to 2^24
 elements (``overhead``: the runner and its first pass alone, fresh and reused outputs, against
 NumPy and a copy), in thread CPU time.
-``--loops permutes|gathers`` runs the avx512 builds of log, log2, log1p and softplus on the loop
-the processor's vendor does not choose (``native.set_fast64_tables``: permutes, and float32
-lanes for log and softplus, on AMD processors; gcc's gathers elsewhere), ``--lookup
+``--loops permutes|gathers`` runs the avx512 builds of log, log2, log1p, softplus and tanh (and
+tanh's avx2 build) on the loop the processor's vendor does not choose
+(``native.set_fast64_tables``: permutes, and float32 lanes for log and softplus, tanh's rational
+function, on AMD processors; gcc's gathers elsewhere), ``--lookup
 gathers|scalar`` the 16-bit lookup likewise (``native.set_lookup_gathers``); the JSON records
 them (``avx512_loops``, ``lookup``). On the 2-core AMD EPYC VM the gather loops took log 2.10×
 NumPy's time and softplus 1.84× the faster peer's (one thread, 2^24), against 0.95–1.00 and
@@ -145,6 +146,9 @@ def choose_loops(loops: str, lookup: str) -> dict[str, str]:
     if loops != "vendor":
         for func in fast64.AVX512_PATHS:
             native.set_fast64_tables(func, "avx512", LOOPS[loops])
+        if native.best_variant() == "avx2":
+            for func in fast64.AVX2_PATHS:
+                native.set_fast64_tables(func, "avx2", LOOPS[loops])
         out["avx512_loops"] = loops
         FORCED_LOOPS = LOOPS[loops]
     if lookup != "vendor":
@@ -154,11 +158,12 @@ def choose_loops(loops: str, lookup: str) -> dict[str, str]:
 
 
 def permute_loop(func: str, variant: str) -> bool:
-    """Whether ``func``'s pass runs its avx512 build's loop that reads the tables by permutes on
-    this processor (``fast64.AVX512_PATHS``: chosen by the vendor)."""
+    """Whether ``func``'s pass runs its ``variant`` build's AMD loop (the tables read by
+    permutes, or tanh's rational function: ``fast64.two_loops``, chosen by the vendor) on this
+    processor."""
     from ulplab.export import fast64, native
 
-    if variant != "avx512" or func not in fast64.AVX512_PATHS:
+    if not fast64.two_loops(func, variant):
         return False
     if FORCED_LOOPS is not None:
         return FORCED_LOOPS == 1

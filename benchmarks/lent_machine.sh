@@ -25,7 +25,7 @@ $PY benchmarks/bench_native.py --runs 5 --reused-output --json "$OUT/xeon16-avx5
 $PY benchmarks/bench_native.py --bfloat16-only --runs 7 --json "$OUT/xeon16-bf16-T16-$D.json"
 $PY benchmarks/bench_native.py --runs 5 --threads 2 --json "$OUT/xeon16-avx512-T2-$D.json"
 # the loops chosen by the processor's vendor, the other way round: log's and softplus's float32
-# lanes and tanh's 16-entry permute loop (the AMD loops, never timed on an Intel processor) and
+# lanes and tanh's rational function (the AMD loops, never timed on an Intel processor) and
 # the lookup's scalar loop
 $PY benchmarks/bench_native.py --runs 5 --reused-output --funcs log,softplus,tanh --loops permutes \
   --json "$OUT/xeon16-avx512-T16-permutes-$D.json"
@@ -37,6 +37,10 @@ $PY benchmarks/bench_native.py --runs 5 --funcs exp2,log2,expm1,log1p,tan,rsqrt,
 if [ "${1:-}" = "--full" ]; then
   ULPLAB_MAX_ISA=avx2 ATEN_CPU_CAPABILITY=avx2 NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" \
     $PY benchmarks/bench_native.py --runs 5 --reused-output --json "$OUT/xeon16-as-avx2-T16-$D.json"
+  # tanh's avx2 build on its AMD loop (the rational function)
+  ULPLAB_MAX_ISA=avx2 ATEN_CPU_CAPABILITY=avx2 NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" \
+    $PY benchmarks/bench_native.py --runs 5 --reused-output --funcs tanh --loops permutes \
+    --json "$OUT/xeon16-as-avx2-T16-permutes-$D.json"
   $PY benchmarks/verify_native.py --fast64 --variants "${3:-avx512}" --threads "$(nproc)" \
     --record "$OUT/xeon16-fast64-proofs-$D.json" $(echo "${2:-}" | tr , ' ')
 fi

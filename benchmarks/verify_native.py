@@ -26,8 +26,8 @@ the machine runs (avx512, avx2, portable; ``ULPLAB_MAX_ISA`` caps them) for ever
 ``ulplab.export.fast64.FUNCTIONS`` (or those named), each full sweep recorded in ``--record``
 (default ``benchmarks/results/native/fast64-proofs.json``: kernel, variant, the kernel's golden
 float32 hash, the SHA-256 of the float64 pass's C source, inputs, mismatches, flagged, seconds,
-threads, the variants swept together, date, CPU, compiler; an avx512 build with two loops,
-``fast64.AVX512_PATHS``, is swept with each, its mismatches summed and each loop's counts under
+threads, the variants swept together, date, CPU, compiler; a build with two loops,
+``fast64.two_loops``, is swept with each, its mismatches summed and each loop's counts under
 ``paths``), which ``python -m ulplab.analysis.kernel_registry --write --fast64-record PATH``
 copies into
 ``registry.json`` (``fast64_proofs``). ``--runner``: the same for the kernels without a float64
@@ -60,7 +60,7 @@ def verify(func: str, rounding: str, log2_chunk: int, variants: list[str],
     """Sweep ``func``'s runner built for each of ``variants`` against its one-pass entry point
     (computed once per chunk for all of them); returns per variant the counts (inputs,
     mismatches, flagged where the runner has a first pass) and the seconds of the sweep; an
-    avx512 build with two loops (``fast64.AVX512_PATHS``) is swept with each, its mismatches
+    build with two loops (``fast64.two_loops``) is swept with each, its mismatches
     summed and each loop's counts under ``paths``."""
     from ulplab.export import fast64, native
     from ulplab.kernels.core import FLAG_NAN
@@ -75,10 +75,10 @@ def verify(func: str, rounding: str, log2_chunk: int, variants: list[str],
     stride = 1 << (32 - log2_inputs)
     got, want, flags = (np.empty(n, np.float32) for _ in range(3))
     w_at, f_at = want.ctypes.data, flags.ctypes.data
-    # an avx512 build with two loops (fast64.AVX512_PATHS) is swept with each: 0, the tables
-    # by gathers; 1, by permutes
-    paths = {v: (0, 1) if (first_pass == "float64" and v == "avx512"
-                           and func in fast64.AVX512_PATHS) else (None,) for v in variants}
+    # a build with two loops (fast64.two_loops) is swept with each: 0, the tables by gathers;
+    # 1, the AMD loop (by permutes, or tanh's rational function)
+    paths = {v: (0, 1) if (first_pass == "float64" and fast64.two_loops(func, v))
+             else (None,) for v in variants}
     keys = [(v, p) for v in variants for p in paths[v]]
     bad = dict.fromkeys(keys, 0)
     flagged = dict.fromkeys(keys, 0)
@@ -100,7 +100,8 @@ def verify(func: str, rounding: str, log2_chunk: int, variants: list[str],
             if diff.size:
                 bad[v, p] += diff.size
                 i = int(diff[0])
-                print(f"  {func} ({_label(v, p)}): {diff.size} mismatches in chunk {c}; first "
+                print(f"  {func} ({_label(func, v, p)}): {diff.size} mismatches in chunk {c}; "
+                      f"first "
                       f"x = {float(x[i]).hex()} (0x{int(x.view(np.uint32)[i]):08x}): got "
                       f"{float(got[i]).hex()}, want {float(want[i]).hex()}", flush=True)
             if v in firsts:
@@ -119,14 +120,16 @@ def verify(func: str, rounding: str, log2_chunk: int, variants: list[str],
     for v, p in keys:
         share = (f", first pass ({first_pass}) flagged {flagged[v, p]:,} "
                  f"({flagged[v, p] / total:.1e})" if v in firsts else "")
-        print(f"{func} ({rounding}, {_label(v, p)}): {bad[v, p]} mismatches over {span}{share}",
+        print(f"{func} ({rounding}, {_label(func, v, p)}): {bad[v, p]} mismatches over "
+              f"{span}{share}",
               flush=True)
     for v in variants:
         first = paths[v][0]
         out[v] = {"inputs": total, "mismatches": sum(bad[v, p] for p in paths[v]),
                   "flagged": flagged[v, first] if v in firsts else None}
         if first is not None:
-            out[v]["paths"] = {_PATHS[p]: {"mismatches": bad[v, p], "flagged": flagged[v, p]}
+            out[v]["paths"] = {_path_name(func, p): {"mismatches": bad[v, p],
+                                                     "flagged": flagged[v, p]}
                                for p in paths[v]}
     print(f"{func}: {len(variants)} variants swept on {count} threads in {secs:.0f} s",
           flush=True)
@@ -135,13 +138,19 @@ def verify(func: str, rounding: str, log2_chunk: int, variants: list[str],
     return out
 
 
-_PATHS = {0: "gathers", 1: "permutes"}
-"""The two loops of an avx512 build in ``fast64.AVX512_PATHS``, by ``native.set_fast64_tables``'s
-argument."""
+def _path_name(func: str, path: int) -> str:
+    """The name of loop ``path`` of a two-loop build (``native.set_fast64_tables``'s argument):
+    0 "gathers", 1 the AMD loop (``fast64.amd_loop``: "permutes", or tanh's "rational")."""
+    from ulplab.export import fast64
+
+    return "gathers" if path == 0 else fast64.amd_loop(func)
 
 
-def _label(variant: str, path: int | None) -> str:
-    return variant if path is None else f"{variant}, tables by {_PATHS[path]}"
+def _label(func: str, variant: str, path: int | None) -> str:
+    if path is None:
+        return variant
+    return f"{variant}, {'tables by ' if path == 0 or func != 'tanh' else ''}" \
+           f"{_path_name(func, path)}"
 
 
 def record_fast64(path: Path, func: str, variant: str, result: dict[str, Any],

@@ -582,10 +582,10 @@ def test_the_counted_passes_return_how_many_they_left_flagged(func, variant, tab
     x = np.concatenate([hard_cases(1 << 14), rng.integers(0, 1 << 32, 1 << 16, dtype=np.uint64)
                         .astype(np.uint32).view(np.float32),
                         ORDINARY[func](rng, 1 << 16).astype(np.float32)])
-    loops = [None] if variant != "avx512" or func not in fast64.AVX512_PATHS else [1, 0]
+    loops = [1, 0] if fast64.two_loops(func, variant) else [None]
     for permutes in loops:
         if permutes is not None:
-            tables_by(func, permutes)
+            tables_by(func, permutes, variant)
         counts = set()
         for lo, hi in ((0, x.size), *((i, i + 37) for i in range(0, 2000, 37))):
             y = np.empty(hi - lo, np.float32)
@@ -619,36 +619,46 @@ def test_the_benchmark_forces_the_loops_it_names(tables_by, monkeypatch):
         native.set_lookup_gathers(-1)
 
 
-def test_the_avx512_two_loop_passes_are_these():
-    assert {f for f in fast64.FUNCTIONS if hasattr(fast64.module(f), "AVX512")} == \
+def test_the_two_loop_passes_are_these():
+    assert {f for f in fast64.FUNCTIONS if hasattr(fast64.module(f), "AVX512")} | {"tanh"} == \
         set(fast64.AVX512_PATHS)
+    assert hasattr(fast64.module("tanh"), "RATIONAL") and fast64.AVX2_PATHS == ("tanh",)
+    assert {(f, v) for f in fast64.FUNCTIONS for v in ("avx512", "avx2", "portable")
+            if fast64.two_loops(f, v)} == {
+        *((f, "avx512") for f in ("log", "tanh", "softplus", "log2", "log1p")),
+        ("tanh", "avx2")}
+    assert fast64.amd_loop("tanh") == "rational" and fast64.amd_loop("log") == "permutes"
 
 
 @pytest.fixture
 def tables_by(request):
-    """``set(func, permutes)`` forces the loop of ``func``'s avx512 build (1: permutes, 0:
-    gathers); the processor's choice is restored after the test."""
+    """``set(func, permutes, variant="avx512")`` forces the loop of ``func``'s two-loop build
+    (1: the AMD loop, 0: gathers); the processor's choice is restored after the test."""
     forced = []
 
-    def choose(func: str, permutes: int) -> None:
-        native.set_fast64_tables(func, "avx512", permutes)
-        forced.append(func)
+    def choose(func: str, permutes: int, variant: str = "avx512") -> None:
+        native.set_fast64_tables(func, variant, permutes)
+        forced.append((func, variant))
 
     yield choose
-    for func in forced:
-        native.set_fast64_tables(func, "avx512", -1)
+    for func, variant in forced:
+        native.set_fast64_tables(func, variant, -1)
 
 
-@pytest.mark.parametrize("func", fast64.AVX512_PATHS)
+TWO_LOOPS = [(f, "avx512") for f in fast64.AVX512_PATHS] + [(f, "avx2")
+                                                            for f in fast64.AVX2_PATHS]
+
+
+@pytest.mark.parametrize(("func", "variant"), TWO_LOOPS)
 @pytest.mark.parametrize("permutes", [1, 0])
-def test_the_avx512_passes_mask_their_tail(func, permutes, tables_by):
-    """The avx512 builds' loops (the one written for AVX-512 registers: 8 float64 lanes at a
-    time, or float32 lanes 16 a register, 2 or 4 registers an iteration, the last inputs under
-    a mask; and gcc's): for every n from 1 to 80 and every start, what they write is what they
-    write for the same inputs in a longer call, and nothing past n is touched."""
-    runnable("avx512")
-    tables_by(func, permutes)
-    fn = native._fast64(func, "avx512")
+def test_the_two_loop_passes_mask_their_tail(func, variant, permutes, tables_by):
+    """The two-loop builds' loops (the AMD one: float64 lanes 8 or 4 a register, or float32
+    lanes 16 a register, 1 to 4 registers an iteration, the last inputs under a mask; and
+    gcc's): for every n from 1 to 80 and every start, what they write is what they write for
+    the same inputs in a longer call, and nothing past n is touched."""
+    runnable(variant)
+    tables_by(func, permutes, variant)
+    fn = native._fast64(func, variant)
     rng = np.random.default_rng(13)
     x = np.concatenate([hard_cases(1 << 10),
                         rng.integers(0, 1 << 32, 1 << 10, dtype=np.uint64)
@@ -665,21 +675,21 @@ def test_the_avx512_passes_mask_their_tail(func, permutes, tables_by):
             assert (got[n:] == 1.5).all()
 
 
-@pytest.mark.parametrize("func", fast64.AVX512_PATHS)
-def test_both_avx512_loops_keep_correct_results(func, tables_by):
-    """Each loop of the avx512 build keeps the entry point's result wherever it does not flag,
+@pytest.mark.parametrize(("func", "variant"), TWO_LOOPS)
+def test_both_loops_keep_correct_results(func, variant, tables_by):
+    """Each loop of a two-loop build keeps the entry point's result wherever it does not flag,
     on the hard cases and 2^16 random bit patterns, and flags few ordinary inputs; the loop
-    that runs by default is the processor's choice: the permutes on an AMD processor, the
+    that runs by default is the processor's choice: the AMD loop on an AMD processor, the
     gathers elsewhere (read from /proc/cpuinfo where it exists)."""
-    runnable("avx512")
+    runnable(variant)
     rng = np.random.default_rng(17)
     x = np.concatenate([hard_cases(1 << 14),
                         rng.integers(0, 1 << 32, 1 << 16, dtype=np.uint64)
                         .astype(np.uint32).view(np.float32)])
     want = one_pass(func, x)
-    fn = native._fast64(func, "avx512")
+    fn = native._fast64(func, variant)
     for permutes in (1, 0):
-        tables_by(func, permutes)
+        tables_by(func, permutes, variant)
         got = np.empty_like(x)
         fn(x.ctypes.data, got.ctypes.data, x.size)
         kept = got.view(np.uint32) != FLAG_NAN
@@ -691,7 +701,7 @@ def test_both_avx512_loops_keep_correct_results(func, tables_by):
     cpuinfo = Path("/proc/cpuinfo")
     if cpuinfo.is_file():
         amd = "AuthenticAMD" in cpuinfo.read_text()
-        assert native.set_fast64_tables(func, "avx512", -1) == int(amd)
+        assert native.set_fast64_tables(func, variant, -1) == int(amd)
 
 
 def test_sin_half_polynomial_is_the_fit_it_names_and_leaves_a_margin():
@@ -750,7 +760,8 @@ def test_unknown_names_are_usage_errors():
         native.kernel("exp", first_pass="float16")
     # the choice of an avx512 loop: only for the two-loop passes, on avx512, -1, 0 or 1
     for args in (("exp", "avx512", 1), ("log", "avx2", 1), ("log", "avx512", 2),
-                 ("log", "avx512", True), ("log", "avx512", "1"), ("nope", "avx512", 0)):
+                 ("log", "avx512", True), ("log", "avx512", "1"), ("nope", "avx512", 0),
+                 ("tanh", "portable", 1), ("tanh", "avx2", None), (["tanh"], "avx2", 1)):
         with pytest.raises(UsageError, match="no choice of tables"):
             native.set_fast64_tables(*args)
 
@@ -862,52 +873,64 @@ def test_tanh_error_bound_leaves_the_rounding_test_a_margin():
     assert 5 * bound * 2.0**53 < tanh.ERR
 
 
-def test_tanh_permute_table_is_the_nearest_float64():
-    """The permute loop's ul_tanh_s16[k] = tanh(5k/8) within half an ulp, k = 0..15: one
-    register pair, and nearest(1.6 a) <= 15 for every clamped a."""
+def test_tanh_rational_is_the_fit_it_names():
+    """``tanh.RATIONAL_P`` and ``RATIONAL_Q`` are what their docstrings' rational Remez fit
+    gives, each coefficient rounded to the nearest float64, and the rounded rational function
+    is within 2^-39.07 of tanh(a)/a relative on [0, 9.25] (measured 2^-39.0708); every
+    coefficient is positive (the analysis of Horner's roundings needs it) and Q(0) = 1."""
+    from ulplab.export.fast64 import tanh
+    from ulplab.fit.rational import rational_remez
+
+    with mpmath.workprec(128):
+        fit = rational_remez(tanh._rational_target, 0, mpmath.mpf(tanh.RATIONAL_REACH) ** 2,
+                             *tanh.RATIONAL_DEGREES)
+    assert [float(c).hex() for c in fit.p] == [float.fromhex(c).hex() for c in tanh.RATIONAL_P]
+    assert [float(c).hex() for c in fit.q] == [float.fromhex(c).hex() for c in tanh.RATIONAL_Q]
+    assert 2.0**-39.075 < tanh.rational_fit_error() < 2.0**-39.065
+    coefficients = [float.fromhex(c) for c in tanh.RATIONAL_P + tanh.RATIONAL_Q]
+    assert all(c > 0 for c in coefficients) and float.fromhex(tanh.RATIONAL_Q[0]) == 1.0
+
+
+def test_tanh_rational_error_bound_leaves_the_rounding_test_a_margin():
+    """The AMD loop's error analysis (``tanh.rational_error_bound``: below 2^-39.06) evaluated
+    again: ERR_RATIONAL covers it four times, in units in the last place of the float64
+    result, and is a power of two (the loop's midpoint test is a bit test)."""
     from ulplab.export.fast64 import tanh
 
-    text = tanh.permute_table()
-    body = text[text.index("{") + 1:text.index("}")]
-    values = [float.fromhex(v) for v in body.replace("\n", " ").split(",")]
-    clamp = float(np.uint32(tanh.CLAMP).view(np.float32))
-    assert len(values) == 16 and round(clamp * 1.6) == 15 and values[0] == 0.0
-    with mpmath.workprec(200):
-        for k in range(1, 16):
-            exact = mpmath.tanh(mpmath.mpf(k) * 5 / 8)
-            half_ulp = mpmath.mpf(2) ** (mpmath.floor(mpmath.log(exact, 2)) - 53)
-            assert abs(mpmath.mpf(values[k]) - exact) <= half_ulp, k
+    bound = tanh.rational_error_bound()
+    assert 2.0**-39.07 < bound < 2.0**-39.05
+    assert 4 * bound * 2.0**53 < tanh.ERR_RATIONAL < 1 << 27
+    assert tanh.ERR_RATIONAL & (tanh.ERR_RATIONAL - 1) == 0
 
 
-def test_tanh_permute_polynomial_is_the_fit_it_names():
-    """``tanh.PERMUTE_P`` is what its docstring's Remez fit gives, each coefficient rounded to
-    the nearest float64, and the rounded polynomial is within 2^-40.75 of (tanh(h) - h)/h^3
-    (measured 2^-40.757)."""
-    from ulplab.export.fast64 import tanh
-    from ulplab.fit.remez import remez
+def test_tanh_rational_values_are_within_the_bound():
+    """The AMD loop's float64 value t = a P(a^2) / Q(a^2), each operation of the C rounded to
+    nearest float64 as the loop does (an FMA rounded once: exact rationals), against mpmath's
+    tanh on 3,000 inputs in (0, 9.25] (a third below 2^-4): the relative error lies below
+    ``rational_error_bound`` and above 2^-39.5 (the fit's error shows: the claim is
+    measured)."""
+    from fractions import Fraction
 
-    def f(y):
-        r = mpmath.sqrt(y)
-        return mpmath.mpf(-1) / 3 if y == 0 else (mpmath.tanh(r) - r) / (y * r)
-
-    with mpmath.workprec(160):
-        fit = remez(f, mpmath.mpf(0), (mpmath.mpf(5) / 16 + mpmath.mpf(2) ** -20) ** 2,
-                    list(range(6)))
-    assert [float(c).hex() for c in fit.coefficients] == \
-        [float.fromhex(c).hex() for c in tanh.PERMUTE_P]
-    assert 2.0**-40.76 < tanh.permute_fit_error() < 2.0**-40.75
-
-
-def test_tanh_permute_error_bound_leaves_the_rounding_test_a_margin():
-    """The permute loop's error analysis (``tanh.permute_error_bound``: 2^-43.49 at k = 1,
-    h = -5/16) evaluated again: ERR_PERMUTES covers it five times, in units in the last place
-    of the float64 result, and is a power of two (the loop's midpoint test is a bit test)."""
     from ulplab.export.fast64 import tanh
 
-    bound, k, h = tanh.permute_error_bound()
-    assert 2.0**-43.5 < bound < 2.0**-43.48 and k == 1 and h == -tanh.PERMUTE_H
-    assert 5 * bound * 2.0**53 < tanh.ERR_PERMUTES
-    assert tanh.ERR_PERMUTES & (tanh.ERR_PERMUTES - 1) == 0 and tanh.ERR_PERMUTES < 1 << 27
+    def fma(a: float, b: float, c: float) -> float:
+        return float(Fraction(a) * Fraction(b) + Fraction(c))
+
+    def horner(z: float, coefficients: list[str]) -> float:
+        acc = float.fromhex(coefficients[-1])
+        for c in reversed(coefficients[:-1]):
+            acc = fma(z, acc, float.fromhex(c))
+        return acc
+
+    rng = np.random.default_rng(41)
+    inputs = np.concatenate([rng.uniform(0, 9.25, 2000), 2.0 ** rng.uniform(-30, -4, 1000)])
+    worst = 0.0
+    with mpmath.workprec(100):
+        for a in inputs.astype(np.float32).astype(np.float64):
+            z = a * a
+            t = (a * horner(z, tanh.RATIONAL_P)) / horner(z, tanh.RATIONAL_Q)
+            worst = max(worst, float(abs(mpmath.mpf(t) / mpmath.tanh(mpmath.mpf(a)) - 1)))
+    assert 2.0**-39.5 < worst < tanh.rational_error_bound()
 
 
 LANES = {  # func: (the largest |x| bits the float32 lanes keep, an ordinary range up to it,
@@ -1049,14 +1072,13 @@ def test_the_x86_passes_read_their_tables_by_gathers(variant, funcs, tmp_path):
     assert native.fast64_flags("portable") == native.FAST64_FLAGS.get("portable", ())
 
 
-@pytest.mark.parametrize("func", fast64.AVX512_PATHS)
+@pytest.mark.parametrize("func", [f for f in fast64.AVX512_PATHS if f != "tanh"])
 @pytest.mark.parametrize(("variant", "permutes"), [("avx512", True), ("avx2", False)])
 def test_the_avx512_passes_read_their_tables_by_permutes(func, variant, permutes, tmp_path):
     """log's and softplus's avx512 builds hold a loop that reads 32-entry float32 tables by
     permutes of registers (their float32 lanes: ``fast64.AVX512_LANES``) beside gcc's loop with
-    gathers, log2's and log1p's a float64 loop that reads its two 32-entry tables so, and
-    tanh's one that reads its 16-entry table so; the avx2 builds only gather (compiling
-    only)."""
+    gathers, log2's and log1p's a float64 loop that reads its two 32-entry tables so; the avx2
+    builds only gather (compiling only)."""
     x86_gcc()
     src = tmp_path / f"{func}.c"
     src.write_text(fast64.source(func))
@@ -1067,6 +1089,28 @@ def test_the_avx512_passes_read_their_tables_by_permutes(func, variant, permutes
     kind = "ps" if func in fast64.AVX512_LANES else "pd"
     assert (f"vpermt2{kind}" in text or f"vpermi2{kind}" in text) is permutes
     assert "vgatherqpd" in text
+
+
+@pytest.mark.parametrize(("variant", "register"), [("avx512", "zmm"), ("avx2", "ymm"),
+                                                  ("portable", None)])
+def test_tanh_amd_loop_divides_and_the_other_gathers(variant, register, tmp_path):
+    """tanh's avx512 and avx2 builds hold the rational function's loop (one vdivpd a register
+    of float64 lanes, no table) beside gcc's loop with the table's gathers; the portable build
+    has the table's loop alone, without gathers (compiling only)."""
+    x86_gcc()
+    src = tmp_path / "tanh.c"
+    src.write_text(fast64.source("tanh"))
+    asm = tmp_path / "tanh.s"
+    subprocess.run([CC, *native.BASE_FLAGS[:4], *native.VARIANTS[variant][0],
+                    *native.fast64_flags(variant), "-S", str(src), "-o", str(asm)], check=True)
+    text = asm.read_text()
+    divisions = re.findall(r"vdivpd\s[^\n]*%(\w)mm", text)
+    if register is None:
+        assert "ulplab_tanh_fast64_tables" not in text and "vgatherqpd" not in text
+        assert not any(r in ("y", "z") for r in divisions)
+    else:
+        assert register[0] in divisions and "ulplab_tanh_fast64_tables" in text
+        assert "vgatherqpd" in text
 
 
 @pytest.mark.parametrize(("variant", "permute"), [("avx512", ("vpermt2ps", "vpermi2ps")),

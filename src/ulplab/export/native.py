@@ -1072,17 +1072,21 @@ def _fast64(func: str, variant: str) -> Callable[..., None]:
 
 
 def set_fast64_tables(func: str, variant: str, permutes: int) -> int:
-    """For a pass whose avx512 build holds two loops (``fast64.AVX512_PATHS``): from now on, in
-    this process, run the loop whose tables are read by permutes (``permutes`` = 1), gcc's loop
-    with gathers (0), or the one the processor's vendor chooses (-1, the default: permutes on
-    AMD processors); returns the choice in effect (1 or 0). The bits are the same either way
-    (both are proved); the proofs and tests sweep both."""
+    """For a pass whose ``variant`` build holds two loops (``fast64.two_loops``: the avx512
+    builds of ``fast64.AVX512_PATHS``, the avx2 builds of ``fast64.AVX2_PATHS``): from now on,
+    in this process, run the loop the vendor AMD gets (``permutes`` = 1: the tables read by
+    permutes, or tanh's rational function, ``fast64.amd_loop``), gcc's loop with gathers (0),
+    or the one the processor's vendor chooses (-1, the default); returns the choice in effect
+    (1 or 0). The bits are the same either way (both are proved); the proofs and tests sweep
+    both."""
     from ulplab.export import fast64
 
-    if (func not in fast64.AVX512_PATHS or variant != "avx512" or type(permutes) is not int
-            or permutes not in (-1, 0, 1)):
+    if (func not in fast64.FUNCTIONS or not fast64.two_loops(func, variant)
+            or type(permutes) is not int or permutes not in (-1, 0, 1)):
+        valid = ", ".join([*(f"{f} on avx512" for f in fast64.AVX512_PATHS),
+                           *(f"{f} on avx2" for f in fast64.AVX2_PATHS)])
         raise UsageError(f"no choice of tables for {func!r} ({variant}, {permutes!r}); "
-                         f"valid: {', '.join(fast64.AVX512_PATHS)} on avx512, -1, 0 or 1")
+                         f"valid: {valid}; -1, 0 or 1")
     fn = getattr(ctypes.CDLL(str(_fast64_library(func, variant))), f"ulplab_{func}_fast64_tables")
     fn.argtypes = [ctypes.c_int]
     fn.restype = ctypes.c_int

@@ -37,8 +37,9 @@ flag); so gcc vectorizes them (tests/test_fast64.py reads ``-fopt-info-vec``). g
 erf's and gelu_grad's avx2 builds run an AVX2 step before their loop, the loop's operations
 on 8 inputs at a time with each table row loaded whole instead of gathered
 (``ulplab.export.fast64.avx2``); log's, log2's, log1p's, softplus's and tanh's avx512 builds
-hold a second loop, written for AVX-512 registers with smaller tables read by permutes, which
-runs on AMD processors (``AVX512_PATHS``).
+hold a second loop, written for AVX-512 registers with smaller tables read by permutes (tanh's:
+no table, a rational function), which runs on AMD processors (``AVX512_PATHS``); tanh's avx2
+build too (``AVX2_PATHS``).
 
 The proof is exhaustive: ``python benchmarks/verify_native.py --fast64 FUNC`` runs this first
 pass (and the second on its flagged lanes) against the one-pass build of the float32 entry point
@@ -79,22 +80,42 @@ and exp2's portable build, log's, softplus's and tanh's generic loop); the other
 The runner's driver does not look at a chunk again where every call returned 0
 (``native.DRIVER``: ``ulplab_drive_counted``). Counting costs the float32 lanes nothing: they
 return the bit mask of what they flag anyway, and only the float64 evaluation of those is
-checked again; tanh's permute loop (float64, ``ulplab.export.fast64.tanh``: ``AVX512``) counts
+checked again; tanh's AMD loop (float64, ``ulplab.export.fast64.tanh``: ``RATIONAL``) counts
 the bits of its flag masks."""
 
 AVX512_PATHS = ("log", "log2", "log1p", "softplus", "tanh")
 """The passes whose avx512 build holds two loops: gcc's vectorization of the generic loop,
 which reads the tables by gathers, and a loop written for AVX-512 registers whose tables are
 smaller and read by permutes of registers (each module's ``AVX512``; log's is its
-``LANES32_AVX512`` and ``LANES32_LOOP``: float32 lanes, ``AVX512_LANES``; tanh's has 16
-entries, not 1,185, and a division). Which one runs is
+``LANES32_AVX512`` and ``LANES32_LOOP``: float32 lanes, ``AVX512_LANES``; tanh's has no
+table, a rational function instead of 1,185 entries: ``tanh.RATIONAL``). Which one runs is
 chosen at run time by the processor's vendor (``avx512_choice``): the permutes on AMD
 processors, where gathers are slow, the gathers elsewhere (on an Intel Xeon the float64
 permute loops were no faster, their permutes sharing one port with the loop's conversions;
-the float32 lanes of log and softplus, and tanh's permute loop, have not been timed on an
+the float32 lanes of log and softplus, and tanh's rational loop, have not been timed on an
 Intel processor:
 ``benchmarks/bench_native.py --loops permutes`` does). The proofs sweep both
 (``benchmarks/verify_native.py --fast64``)."""
+
+AVX2_PATHS = ("tanh",)
+"""The passes whose avx2 build holds two loops the same way (chosen by the vendor, set by
+``ulplab_FUNC_fast64_tables``): tanh's rational function on AMD processors (its table's gathers
+cost more there than its division), gcc's loop with the table elsewhere (on the 16-core Intel
+Xeon the avx2 build's tanh already took 0.71-0.84 times NumPy's time; the rational loop's
+division is slower on Intel cores)."""
+
+
+def two_loops(func: str, variant: str) -> bool:
+    """Whether ``func``'s ``variant`` build holds two loops chosen by the vendor
+    (``AVX512_PATHS`` on avx512, ``AVX2_PATHS`` on avx2)."""
+    return ((variant == "avx512" and func in AVX512_PATHS)
+            or (variant == "avx2" and func in AVX2_PATHS))
+
+
+def amd_loop(func: str) -> str:
+    """What the loop that runs on AMD processors does differently, for labels: "rational"
+    (tanh) or "permutes" (the tables read by permutes of registers)."""
+    return "rational" if func == "tanh" else "permutes"
 
 
 def avx512_choice(func: str) -> str:
@@ -349,6 +370,7 @@ def source_sha256(func: str) -> str:
 
 
 __all__ = [
+    "AVX2_PATHS",
     "AVX512_LANES",
     "AVX512_PATHS",
     "COMMON",
@@ -358,6 +380,7 @@ __all__ = [
     "ROUND_NORMAL",
     "ROUND_RANGE32",
     "SCHEDULE",
+    "amd_loop",
     "avx512_choice",
     "avx512_entry",
     "description",
@@ -368,4 +391,5 @@ __all__ = [
     "source",
     "source_sha256",
     "symbol",
+    "two_loops",
 ]

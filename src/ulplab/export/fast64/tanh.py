@@ -38,32 +38,42 @@ and the second pass keeps the sign of zero). For every other input t lies in [2^
 (for a < 2^-27, h^3/3 is below a quarter of an ulp of h, so t = rho = a), the normal float32
 range. The infinities are kept (+-1).
 
-**The avx512 build's second loop**, run on AMD processors (``fast64.AVX512_PATHS``; their
-gathers are slow: the 1185-entry table's gather was a third of the loop's time), reads a table
-of 16 entries by one permute of a register pair (``AVX512``, ``ul_tanh_permutes``), with a
-division instead of the series for 1/(1 + z):
-* k = nearest(1.6 a) (0 <= k <= 15, as 1.6 * 9.25 = 14.8) by the same shift, h = a - 5k/8
-  exact (5k/8 has its last bit at 2^-3 or above; for k >= 1, a >= 5/16 has its last bit at
-  2^-25 or above, so h fits in 53 bits; for k = 0, h = a), |h| <= 5/16 + 2^-49 (1.6 rounded);
-* s = tanh(5k/8) from ``permute_table()`` (nearest, s = 0 for k = 0);
-* r = h + h^3 P(h^2), P the degree-5 fit of ``PERMUTE_P`` (within 2^-40.76 of
-  (tanh(h) - h)/h^3, so 2^-44.1 of tanh(h) at |h| = 5/16), by Estrin's pairs (the loop is
-  short of instructions, not of latency, once four blocks of 16 run together);
-* t = (s + r)/(1 + s r) (the addition formula; s + r >= tanh(5/8) - tanh(5/16) > 0.25 for
-  k >= 1, so no cancellation; for k = 0, t = r exactly).
-Bound (first order in u, each rounding counted, ``permute_error_bound()``): 2^-43.49 of
-tanh(a) at k = 1, h = -5/16 (the fit's error, where s + r is smallest), 2^-43.99 for
-k = 0; so below 728 units in the last place of t; the rounding test takes
-ERR_PERMUTES = 8192 (a margin of 11; it flags about 3.1e-5 of ordinary inputs). The same
-input test (NaN, zero and subnormals flagged), clamp and signs as the generic loop, on 16
-lanes; two halves of eight float64 lanes; four blocks of 16 an iteration, scheduled together
-(``fast64.SCHEDULE``); it returns how many results it left flagged (``fast64.COUNTED``).
-Measured, the pass alone in cache (2^14 inputs in [-8, 8], one thread, C harness, the runner's
-flags, best of 3,000, the 2-core AMD EPYC VM): 0.586 ns an element with the gather loop,
-0.384 with this one (two blocks an iteration 0.400, unscheduled 0.397; the low halves of t
-by vpmovqd twice and an insert 0.397; a reciprocal estimate refined by FMAs instead of the
-division 0.48; with a product in place of the division, which gives wrong results, 0.367:
-the division is not what limits it).
+**The AMD loop** (``RATIONAL``; the avx512 and avx2 builds hold it beside the generic loop and
+run it on AMD processors, ``fast64.AVX512_PATHS`` and ``fast64.AVX2_PATHS``: their gathers are
+slow, their division is not) reads no table: tanh(a) = a P(z) / Q(z), z = a^2, a = |x| clamped
+to 9.25 as above, P of degree 5 and Q of degree 6 (``RATIONAL_P``, ``RATIONAL_Q``: the minimax
+rational function of relative error for tanh(sqrt z)/sqrt z on [0, 9.25^2], every coefficient
+positive), each by Horner's scheme in FMAs, then a product and one division:
+* the fit: within 2^-39.07 of tanh(a) relative, the coefficients rounded to float64
+  (``rational_fit_error``, at 4,001 points; the degrees: (5, 5) reaches 2^-34.2, (6, 6) 2^-44.1
+  for two FMAs more, (4, 7) 2^-37.9, (6, 5) 2^-38.7);
+* the roundings (first order in u = 2^-53): z = a^2 rounds once, and as P's and Q's
+  coefficients and z are positive, z P'(z)/P(z) <= 5 and z Q'(z)/Q(z) <= 6, so z's rounding
+  moves P by at most 5u and Q by 6u relative; Horner's 5 and 6 roundings add at most 5u and 6u
+  (every partial sum positive); the product by a and the division one each: 24u in all;
+* so |t - tanh a| <= (2^-39.07 * 1.01 + 24u) tanh a < 2^-39.06 tanh a
+  (``rational_error_bound``): 15,800 units in the last place of t; the rounding test takes
+  ERR_RATIONAL = 65536 (a margin of 4.1), a power of two (the test is an addition and a bit
+  test), and flags about 2 ERR / 2^29 = 2.4e-4 of ordinary inputs, which the loop evaluates
+  again at once by the table (``ul_tanh_table64``: the generic loop's evaluation, ERR 8192);
+  what both flag, and NaN, zero, the subnormals and 2^-126 (whose t may fall below 2^-126,
+  where the midpoint test does not apply and MXCSR's FTZ would flush the conversion), it
+  returns counted (``fast64.COUNTED``).
+The avx512 loop: 16 inputs a block as two halves of eight float64 lanes, the low halves of t by
+one ``vpermt2d``, two blocks an iteration under ``UL_SCHEDULE``; the avx2 loop: 8 inputs a block
+as two halves of four lanes, four blocks an iteration. Measured, the pass alone in cache (2^14
+inputs in [-8, 8], one thread, C harness with the runner's flags, best of 3,000, the 2-core AMD
+EPYC VM): avx512 **0.39 -> 0.313-0.317 ns an element** (against the loop it replaced: a 16-entry
+table of tanh(5k/8) read by a permute, tanh(h) = h + h^3 P(h^2) of degree 5 and the addition
+formula with a division, |h| <= 5/16, ERR 8192, which had replaced the gathers' 0.586 the day
+before); avx2 **0.975-0.987 -> 0.646-0.653** (against the gather loop; prototypes in the same
+harness: degrees (6, 6) 0.71-0.79, (5, 6) with P and Q each split into even and odd parts
+evaluated in z^2 0.71-0.77, gcc's vectorization of the same rational function as a plain loop
+0.79-0.83; avx512 (6, 6) 0.34-0.35). Where the time goes in the avx2 loop: without its division 0.73
+against 0.83 (the plain loop), so the division's share is a tenth; the loop issues about 60
+vector operations for 8 inputs at about 2 a cycle, and this VM runs FMAs and additions on the
+same two pipes (independent ymm FMAs 0.57 cycle each, ymm additions 0.51, FMAs and additions
+mixed 0.60; integer logic 0.26; ymm vdivpd one per 4.1 cycles).
 """
 
 from __future__ import annotations
@@ -74,13 +84,8 @@ from functools import cache
 import mpmath
 import numpy as np
 
-from ulplab.export.fast64 import (
-    ROUND_NORMAL,
-    SCHEDULE,
-    avx512_choice,
-    avx512_entry,
-)
-from ulplab.export.fast64.tables import c_array, horner, odd_fit_error
+from ulplab.export.fast64 import ROUND_NORMAL, SCHEDULE, rerun_flagged
+from ulplab.export.fast64.tables import c_array, horner
 
 ERR = 8192
 """The rounding test's bound, in units in the last place of the float64 result."""
@@ -134,127 +139,161 @@ def relative_error_bound(samples: int = 257) -> tuple[float, int, float]:
     return float(rel[i, j]), int(k[i, 0]), float(h[0, j])
 
 
-PERMUTE_STEP = Fraction(5, 8)
-"""The grid of the avx512 build's permute loop: ``ul_tanh_s16[k]`` = tanh(5k/8), k = 0..15
-(9.25 / (5/8) = 14.8, so nearest(1.6 a) <= 15 for every clamped a: one register pair)."""
+RATIONAL_DEGREES = (5, 6)
+"""The degrees (n, m) of the AMD loop's P and Q."""
 
-PERMUTE_H = 5 / 16 + 2.0**-40
-"""|h| <= 5/16 in the permute loop, plus a margin for 1.6's rounding in nearest(1.6 a) (the
-product's error is below 2^-49)."""
+RATIONAL_REACH = 9.25
+"""The AMD loop's rational function is fitted on a in [0, RATIONAL_REACH] (the clamp)."""
 
-PERMUTE_P = ["-0x1.5555555552f79p-2", "0x1.1111110359255p-3", "-0x1.ba1b87efee83ep-5",
-             "0x1.6646667e13962p-6", "-0x1.210a86535f330p-7", "0x1.a2ea3bbcaa33fp-9"]
-"""P(y), y = h^2, low to high: the permute loop's tanh(h) = h + h^3 P(h^2). Fitted by
-``ulplab.fit.remez.remez(f, 0, (5/16 + 2^-20)^2, range(6))`` (absolute error, 128 bits), f(y)
-= (tanh(sqrt y) - sqrt y) / y^(3/2) (-1/3 at 0), each coefficient rounded to the nearest
-float64 (tests/test_fast64.py fits it again); the rounded polynomial is within 2^-40.757 of f
-on [0, PERMUTE_H^2] (``permute_fit_error``), which is 2^-44.1 of tanh(h) at |h| = 5/16."""
+RATIONAL_P = ["0x1.fffffffffc310p-1", "0x1.25bf5e5f82c92p-3", "0x1.3805d35a28ec0p-8",
+              "0x1.b374c544de76fp-15", "0x1.8df261db1b091p-23", "0x1.4c5af10aea3a7p-33"]
+"""P(z), z = a^2, low to high: the AMD loop's tanh(a) = a P(a^2) / Q(a^2). Fitted by
+``ulplab.fit.rational.rational_remez(f, 0, 9.25^2, 5, 6)`` (relative error, 128 bits),
+f(z) = tanh(sqrt z) / sqrt z (1 at 0), each coefficient rounded to the nearest float64
+(tests/test_fast64.py fits it again): with Q below, within 2^-39.07 of f relative
+(``rational_fit_error``). Every coefficient is positive."""
 
-ERR_PERMUTES = 8192
-"""The permute loop's rounding test bound, in units in the last place of the float64 result
-(``permute_error_bound``: 2^-43.49 relative, 728 units; a margin of 11), a power of two: the
-loop flags the t whose 29 bits below float32's last place lie in [2^28 - ERR, 2^28 + ERR) by
-one addition and one bit test (a comparison and a mask saved: 0.397 -> 0.384 ns an element in
-the measurement of the module docstring). It flags about 2 ERR / 2^29 = 3.1e-5 of ordinary
-inputs."""
+RATIONAL_Q = ["0x1.0000000000000p+0", "0x1.e8350484bb770p-2", "0x1.f13e59c7e4703p-6",
+              "0x1.29c8a93d00908p-11", "0x1.e3df7b90939efp-19", "0x1.caf508cd6d2a6p-28",
+              "0x1.c7a355cf3331ep-40"]
+"""Q(z), low to high (Q(0) = 1): the same fit. Every coefficient is positive."""
+
+ERR_RATIONAL = 65536
+"""The AMD loop's rounding test bound, in units in the last place of the float64 result
+(``rational_error_bound``: below 2^-39.06 relative, 15,800 units; a margin of 4.1), a power of
+two: the loop flags the t whose 29 bits below float32's last place lie in [2^28 - ERR, 2^28 +
+ERR) by one addition and one bit test. It flags about 2 ERR / 2^29 = 2.4e-4 of ordinary
+inputs; the loop evaluates those again at once by the table (``ul_tanh_table64``)."""
 
 
-@cache
-def permute_table() -> str:
-    """``ul_tanh_s16[k]`` = tanh(5k/8), k = 0..15, rounded to nearest (mpmath at 200 bits,
-    rounded once to 53)."""
-    values = []
-    with mpmath.workprec(200):
-        for k in range(16):
-            exact = mpmath.tanh(mpmath.mpf(k) * PERMUTE_STEP.numerator / PERMUTE_STEP.denominator)
-            with mpmath.workprec(53):
-                values.append(float(+exact))
-    return c_array("ul_tanh_s16", values)
+def _rational_target(z: mpmath.mpf) -> mpmath.mpf:
+    """tanh(sqrt z) / sqrt z (1 at 0): what a P(z)/Q(z) approximates."""
+    if z == 0:
+        return mpmath.mpf(1)
+    a = mpmath.sqrt(z)
+    return mpmath.tanh(a) / a
 
 
 @cache
-def permute_fit_error(points: int = 2001) -> float:
-    """max |P(y) - f(y)| over ``points`` Chebyshev points of [0, PERMUTE_H^2] (P with the
-    float64 coefficients of ``PERMUTE_P``, evaluated exactly; f as there), at 160 bits."""
+def rational_fit_error(points: int = 4001) -> float:
+    """max |P(z) / (Q(z) f(z)) - 1| over ``points`` Chebyshev points of [0, 9.25^2] (P and Q
+    with the float64 coefficients of ``RATIONAL_P`` and ``RATIONAL_Q``, evaluated exactly;
+    f as there), at 160 bits."""
+    p = [mpmath.mpf(float.fromhex(c)) for c in RATIONAL_P]
+    q = [mpmath.mpf(float.fromhex(c)) for c in RATIONAL_Q]
     with mpmath.workprec(160):
-        return odd_fit_error(PERMUTE_P, "tanh", mpmath.mpf(PERMUTE_H) ** 2, points)
+        top = mpmath.mpf(RATIONAL_REACH) ** 2
+        worst = mpmath.mpf(0)
+        for i in range(points):
+            z = top * (1 - mpmath.cos(mpmath.pi * i / (points - 1))) / 2
+            got = mpmath.polyval(p[::-1], z) / mpmath.polyval(q[::-1], z)
+            worst = max(worst, abs(got / _rational_target(z) - 1))
+    return float(worst)
 
 
-def permute_error_bound(samples: int = 2049) -> tuple[float, int, float]:
-    """The bound on |t - tanh a| / tanh a of the permute loop (the module docstring), its
-    largest value over k = 0..15 and ``samples`` h evenly spaced in [-PERMUTE_H, PERMUTE_H]
-    per k (a = 5k/8 + h in [0, 9.25]), as (bound, k, h) where it is reached."""
-    coefficients = [abs(float.fromhex(c)) for c in PERMUTE_P]
-    k = np.arange(16, dtype=np.float64)[:, None]
-    h = np.linspace(-PERMUTE_H, PERMUTE_H, samples)[None, :]
-    s, t = np.tanh(k * 0.625), np.tanh(h)
-    y = h * h
-    fit = permute_fit_error() * 1.05
-    # each term c_j y^j of P within n_j roundings of exact (_estrin512: y = h^2 is one, y2 =
-    # y^2 three, then the FMAs on its way): n = 2, 3, 6, 7, 9, 10
-    rounds = (2, 3, 6, 7, 9, 10)
-    dp = fit + U * sum(n * c * y**j for n, (j, c) in zip(rounds, enumerate(coefficients),
-                                                         strict=True)) * 1.001
-    p = np.abs(np.where(y > 0, (t - h) / np.where(y > 0, y * h, 1.0), 1 / 3))
-    h3 = np.abs(h) ** 3
-    er = h3 * (dp + 2.0001 * U * (p + dp)) + U * (np.abs(t) + h3 * (p + dp))
-    en = U * s + er + U * (np.abs(s + t) + U * s + er)
-    ed = U * s * (np.abs(t) + er) + s * er + U * (1 + s * np.abs(t) + U * s + s * er)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(k == 0, er / np.abs(t),
-                       (en / np.abs(s + t) + ed / (1 + s * t)) * (1 + 1e-6) + U)
-    a = k * 0.625 + h
-    rel = np.where((a > 0) & (a <= 9.25), rel, 0.0)
-    i, j = np.unravel_index(int(np.argmax(rel)), rel.shape)
-    return float(rel[i, j]), int(k[i, 0]), float(h[0, j])
+def rational_error_bound() -> float:
+    """The AMD loop's bound on |t - tanh a| / tanh a (first order in u; the module docstring):
+    the fit's error (``rational_fit_error``, 1% added for the grid) and 24 roundings of u."""
+    n, m = RATIONAL_DEGREES
+    roundings = 2 * n + 2 * m + 2
+    return rational_fit_error() * 1.01 + roundings * U * (1 + 2.0**-40)
 
 
-def _estrin512() -> str:
-    """P(y) of ``PERMUTE_P`` on eight float64 lanes, y2 = y^2: (c0 + c1 y) + y2 ((c2 + c3 y) +
-    y2 (c4 + c5 y)), Estrin's pairs in Horner's scheme on y2."""
-    c = [f"_mm512_set1_pd({v})" for v in PERMUTE_P]
-    inner, outer = " " * 51, " " * 28
-    return (f"_mm512_fmadd_pd(y2, _mm512_fmadd_pd(y2, _mm512_fmadd_pd(y, {c[5]}, {c[4]}),\n"
-            f"{inner}_mm512_fmadd_pd(y, {c[3]}, {c[2]})),\n"
-            f"{outer}_mm512_fmadd_pd(y, {c[1]}, {c[0]}))")
+def _horner_simd(var: str, coefficients: list[str], mm: str) -> str:
+    text = f"{mm}_set1_pd({coefficients[-1]})"
+    for c in reversed(coefficients[:-1]):
+        text = f"{mm}_fmadd_pd({var}, {text}, {mm}_set1_pd({c}))"
+    return text
 
 
-AVX512 = f"""
-/* the avx512 build's permute loop, where ul_avx512_permutes() chooses it
-   (ulplab.export.fast64.tanh: PERMUTE_STEP, PERMUTE_P and the analysis): tanh(a), a = |x|
-   clamped to 9.25, on eight float64 lanes, s = tanh(5k/8) read by one permute of a register
-   pair, h = a - 5k/8 exact, r = tanh(h) = h + h^3 P(h^2), t = (s + r) / (1 + s r) */
-static inline __m512d ul_tanh_permute8(const __m256 af, const __m512d s0, const __m512d s1) {{
-    const __m512d a = _mm512_cvtps_pd(af);
-    /* k = nearest(1.6 a) <= 15 in the low bits of kt (bits 0x4338000000000000 plus k) */
-    const __m512d kt = _mm512_fmadd_pd(a, _mm512_set1_pd(0x1.999999999999ap+0),
-                                       _mm512_set1_pd(0x1.8p52));
-    const __m512d kd = _mm512_sub_pd(kt, _mm512_set1_pd(0x1.8p52));
-    const __m512d h = _mm512_fmadd_pd(kd, _mm512_set1_pd(-0x1.4p-1), a);
-    const __m512d s = _mm512_permutex2var_pd(s0, _mm512_castpd_si512(kt), s1);
-    const __m512d y = _mm512_mul_pd(h, h);
-    const __m512d y2 = _mm512_mul_pd(y, y);
-    const __m512d p = {_estrin512()};
-    const __m512d r = _mm512_fmadd_pd(_mm512_mul_pd(y, h), p, h);
-    return _mm512_div_pd(_mm512_add_pd(s, r), _mm512_fmadd_pd(s, r, _mm512_set1_pd(1.0)));
+def _rational(width: int) -> str:
+    """The C of tanh(a) = a P(a^2) / Q(a^2) on the float64 lanes of a ``width``-bit register
+    (256: four lanes from four float32, AVX2; 512: eight, AVX-512), Horner's scheme for both."""
+    mm, vd, vs = {256: ("_mm256", "__m256d", "__m128"), 512: ("_mm512", "__m512d", "__m256")}[width]
+    lanes = width // 64
+    return f"""
+static inline {vd} ul_tanh_rational{lanes}(const {vs} af) {{
+    const {vd} a = {mm}_cvtps_pd(af);
+    const {vd} z = {mm}_mul_pd(a, a);
+    const {vd} p = {_horner_simd("z", RATIONAL_P, mm)};
+    const {vd} q = {_horner_simd("z", RATIONAL_Q, mm)};
+    return {mm}_div_pd({mm}_mul_pd(a, p), q);
+}}
+"""
+
+
+_rerun = rerun_flagged("ul_tanh_table64")
+
+RATIONAL = f"""
+/* tanh(x) by the table (the generic loop's evaluation, ERR {ERR}): the float32 result's bits,
+   or FLAG_NAN */
+static inline uint32_t ul_tanh_table64(float xf) {{
+    uint32_t u;
+    memcpy(&u, &xf, 4);
+    const uint32_t au = u & 0x7FFFFFFFu;
+    /* flagged: |x| below 0x00800000 = 2^-126 (zero, subnormals: subnormal results) and NaN
+       (above 0x7F800000) */
+    const uint32_t bad = au - 0x00800000u > 0x7F800000u - 0x00800000u;
+    /* a = |x| clamped to 0x{CLAMP:08X} = 9.25 (NaN too: flagged above) */
+    const double a = (double)ul_float(au < 0x{CLAMP:08X}u ? au : 0x{CLAMP:08X}u);
+    /* k = nearest(128 a) in the low bits of `shifted` (bits 0x4338000000000000 plus k,
+       k <= {LAST}); h = a - k/128 exact */
+    const double shifted = UL_FMA(a, 0x1p7, 0x1.8p52);
+    const double kd = shifted - 0x1.8p52;
+    const double h = UL_FMA(kd, -0x1p-7, a);
+    const double s = ul_tanh_tab[ul_bits64(shifted) & 0x7FF];
+    const double h2 = h * h;
+    const double rho = UL_FMA(h2 * h, {horner("h2", RHO)}, h);     /* tanh(h) */
+    const double c = UL_FMA(-s, s, 1.0);
+    const double z = s * rho;
+    const double p = {horner("z", RECIPROCAL)};  /* 1/(1 + z) */
+    const double t = UL_FMA(rho * c, p, s);
+    /* the midpoint test on t >= 0 (in the normal range here), x's sign put on the float32
+       result */
+    return ul_round_normal_or_flag(t, bad, {ERR}, u & 0x80000000u);
 }}
 
-/* 16 inputs from x (those not in `keep` read as 0 and not stored): the generic loop's `bad`
-   and clamp on 16 lanes, two halves of eight float64 lanes, the midpoint test on the low 32
-   bits of each t, x's sign or-ed into the float32 result; returns the bit mask of the
-   results stored as FLAG_NAN */
-UL_SCHEDULE static inline uint32_t ul_tanh_permute16(const float *x, float *y, __mmask16 keep,
-                                                     const __m512d s0, const __m512d s1) {{
-    const __m512i u = _mm512_maskz_loadu_epi32(keep, x);
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#define UL_TANH_RATIONAL 1
+#include <immintrin.h>
+/* which loop runs (ulplab.export.fast64: AVX512_PATHS, AVX2_PATHS): the rational function's on
+   AMD processors, gcc's loop with the table elsewhere; ulplab_tanh_fast64_tables(1 or 0) sets
+   it (the proofs sweep both), -1 the processor's choice again; it returns the choice now in
+   effect */
+static int ul_tanh_by_rational = -1;
+int ulplab_tanh_fast64_tables(int rational) {{
+    if (rational < 0) {{
+        __builtin_cpu_init();
+        rational = __builtin_cpu_is("amd") != 0;
+    }}
+    __atomic_store_n(&ul_tanh_by_rational, rational, __ATOMIC_RELAXED);
+    return rational;
+}}
+static inline int ul_tanh_rational(void) {{
+    const int r = __atomic_load_n(&ul_tanh_by_rational, __ATOMIC_RELAXED);
+    return r < 0 ? ulplab_tanh_fast64_tables(-1) : r;
+}}
+#endif
+
+#ifdef __AVX512F__
+{_rational(512)}
+/* 16 inputs from x (those not in `keep` read as 0 and not stored): the table's `bad` and clamp
+   on 16 lanes, two halves of eight float64 lanes, the midpoint test on the low 32 bits of
+   each t, x's sign or-ed into the float32 result; returns the bit mask of the results stored
+   as FLAG_NAN by the midpoint test (bits 0-15) and of those stored so by `bad` (bits 16-31) */
+UL_SCHEDULE static inline uint32_t ul_tanh_rational16(const float *x, float *y, __mmask16 keep) {{
+    const __m512i u = keep == (__mmask16)0xFFFF ? _mm512_loadu_si512(x)
+                                                : _mm512_maskz_loadu_epi32(keep, x);
     const __m512i au = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
-    /* NaN, zero and the subnormals */
+    /* NaN, zero, the subnormals and 2^-126 (whose t may lie below 2^-126, where the
+       midpoint test does not apply and MXCSR's FTZ would flush the conversion) */
     const __mmask16 bad = _mm512_cmpgt_epu32_mask(
-        _mm512_sub_epi32(au, _mm512_set1_epi32(0x00800000)),
-        _mm512_set1_epi32(0x7F800000 - 0x00800000));
+        _mm512_sub_epi32(au, _mm512_set1_epi32(0x00800001)),
+        _mm512_set1_epi32(0x7F800000 - 0x00800001));
     const __m512 a = _mm512_castsi512_ps(_mm512_min_epu32(au, _mm512_set1_epi32(0x{CLAMP:08X})));
-    const __m512d t0 = ul_tanh_permute8(_mm512_castps512_ps256(a), s0, s1);
-    const __m512d t1 = ul_tanh_permute8(
-        _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)), s0, s1);
+    const __m512d t0 = ul_tanh_rational8(_mm512_castps512_ps256(a));
+    const __m512d t1 = ul_tanh_rational8(
+        _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)));
     /* the low 32 bits of t0's and t1's lanes, in order: one permute of the pair */
     const __m512i low = _mm512_permutex2var_epi32(
         _mm512_castpd_si512(t0),
@@ -266,71 +305,124 @@ UL_SCHEDULE static inline uint32_t ul_tanh_permute16(const float *x, float *y, _
        below 2 ERR (bits 0x1FFFFFFF & -(2 ERR) all 0) exactly where they lie in
        [2^28 - ERR, 2^28 + ERR) (ERR a power of two) */
     const __m512i near = _mm512_add_epi32(low,
-                                          _mm512_set1_epi32((int)({ERR_PERMUTES}u - 0x10000000u)));
+                                          _mm512_set1_epi32((int)({ERR_RATIONAL}u - 0x10000000u)));
     const __mmask16 ok = _mm512_mask_test_epi32_mask(
-        (__mmask16)~bad, near, _mm512_set1_epi32((int)(0x1FFFFFFFu & -(2u * {ERR_PERMUTES}u))));
+        (__mmask16)~bad, near, _mm512_set1_epi32((int)(0x1FFFFFFFu & -(2u * {ERR_RATIONAL}u))));
     /* f | (u & 0x80000000) */
     const __m512i b = _mm512_ternarylogic_epi32(_mm512_castps_si512(f), u,
                                                 _mm512_set1_epi32((int)0x80000000u), 0xF8);
-    _mm512_mask_storeu_epi32(y, keep, _mm512_mask_blend_epi32(ok, _mm512_set1_epi32(0x7FC00001),
-                                                              b));
-    return (uint32_t)(keep & (__mmask16)~ok);
+    const __m512i r = _mm512_mask_blend_epi32(ok, _mm512_set1_epi32(0x7FC00001), b);
+    if (keep == (__mmask16)0xFFFF) _mm512_storeu_si512(y, r);
+    else _mm512_mask_storeu_epi32(y, keep, r);
+    return (uint32_t)(keep & (__mmask16)~ok & (__mmask16)~bad)
+           | (uint32_t)(keep & bad) << 16;
 }}
-
-/* four blocks of 16 an iteration, scheduled together (UL_SCHEDULE), then the rest 16 at a time,
-   the last under a mask; returns how many results it left flagged (fast64.COUNTED) */
-UL_SCHEDULE static long ul_tanh_permutes(const float *restrict x, float *restrict y, long n) {{
-    const __m512d s0 = _mm512_loadu_pd(ul_tanh_s16), s1 = _mm512_loadu_pd(ul_tanh_s16 + 8);
+/* two blocks of 16 an iteration, scheduled together (UL_SCHEDULE), then the rest 16 at a time,
+   the last under a mask; the midpoint test's flags evaluated again at once by the table;
+   returns how many results it left flagged (fast64.COUNTED) */
+UL_SCHEDULE static long ul_tanh_rationals(const float *restrict x, float *restrict y, long n) {{
     long i = 0, left = 0;
-    for (; i + 64 <= n; i += 64) {{
-        uint64_t m = ul_tanh_permute16(x + i, y + i, 0xFFFF, s0, s1);
-        m |= (uint64_t)ul_tanh_permute16(x + i + 16, y + i + 16, 0xFFFF, s0, s1) << 16;
-        m |= (uint64_t)ul_tanh_permute16(x + i + 32, y + i + 32, 0xFFFF, s0, s1) << 32;
-        m |= (uint64_t)ul_tanh_permute16(x + i + 48, y + i + 48, 0xFFFF, s0, s1) << 48;
-        left += __builtin_popcountll(m);
+    for (; i + 32 <= n; i += 32) {{
+        const uint32_t f0 = ul_tanh_rational16(x + i, y + i, 0xFFFF);
+        const uint32_t f1 = ul_tanh_rational16(x + i + 16, y + i + 16, 0xFFFF);
+        left += __builtin_popcount((f0 >> 16) | (f1 & 0xFFFF0000u));
+        uint32_t m = (f0 & 0xFFFFu) | (f1 << 16);
+{_rerun}\
     }}
     for (; i < n; i += 16) {{
         const long rest = n - i;
         const __mmask16 keep = rest >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << rest) - 1u);
-        left += __builtin_popcount(ul_tanh_permute16(x + i, y + i, keep, s0, s1));
+        const uint32_t f = ul_tanh_rational16(x + i, y + i, keep);
+        left += __builtin_popcount(f >> 16);
+        uint32_t m = f & 0xFFFFu;
+{_rerun}\
     }}
     return left;
 }}
-"""
-"""The permute loop of the avx512 build, run on AMD processors (``fast64.AVX512_PATHS``)."""
-
-
-SOURCE = (ROUND_NORMAL + "\n#ifdef __AVX512F__\n#include <immintrin.h>\n" + SCHEDULE
-          + avx512_choice("tanh") + AVX512 + "#endif\n" + avx512_entry("tanh")) + f"""\
-    for (long i = 0; i < n; i++) {{
-        uint32_t u;
-        memcpy(&u, x + i, 4);
-        const uint32_t au = u & 0x7FFFFFFFu;
-        /* flagged: |x| below 0x00800000 = 2^-126 (zero, subnormals: subnormal results) and
-           NaN (above 0x7F800000) */
-        const uint32_t bad = au - 0x00800000u > 0x7F800000u - 0x00800000u;
-        /* a = |x| clamped to 0x{CLAMP:08X} = 9.25 (NaN too: flagged above) */
-        const double a = (double)ul_float(au < 0x{CLAMP:08X}u ? au : 0x{CLAMP:08X}u);
-        /* k = nearest(128 a) in the low bits of `shifted` (bits 0x4338000000000000 plus k,
-           k <= {LAST}); h = a - k/128 exact */
-        const double shifted = UL_FMA(a, 0x1p7, 0x1.8p52);
-        const double kd = shifted - 0x1.8p52;
-        const double h = UL_FMA(kd, -0x1p-7, a);
-        const double s = ul_tanh_tab[ul_bits64(shifted) & 0x7FF];
-        const double h2 = h * h;
-        const double rho = UL_FMA(h2 * h, {horner("h2", RHO)}, h);     /* tanh(h) */
-        const double c = UL_FMA(-s, s, 1.0);
-        const double z = s * rho;
-        const double p = {horner("z", RECIPROCAL)};  /* 1/(1 + z) */
-        const double t = UL_FMA(rho * c, p, s);
-        /* the midpoint test on t >= 0 (in the normal range here), x's sign put on the
-           float32 result */
-        const uint32_t b = ul_round_normal_or_flag(t, bad, {ERR}, u & 0x80000000u);
-        memcpy(y + i, &b, 4);
-    }}
-    return -1;
+#elif defined(UL_TANH_RATIONAL)
+{_rational(256)}
+/* the first `left` inputs from x, at most 8 (all 8 by plain loads and stores where left >= 8,
+   else by masked ones, the others read as 0): ul_tanh_rational16's steps on 8 lanes, two
+   halves of four float64 lanes; returns the bit mask of the results stored as FLAG_NAN by the
+   midpoint test (bits 0-7) and of those stored so by `bad` (bits 16-23) */
+UL_SCHEDULE static inline uint32_t ul_tanh_rational8x(const float *x, float *y, long left) {{
+    const __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(left < 8 ? left : 8)),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256i u = left >= 8 ? _mm256_loadu_si256((const __m256i *)x)
+                                : _mm256_castps_si256(_mm256_maskload_ps(x, keep));
+    const __m256i au = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
+    /* NaN (above 0x7F800000), zero, the subnormals and 2^-126 (at most 0x00800000: as in
+       ul_tanh_rational16); au <= 0x7FFFFFFF, so signed comparisons */
+    const __m256i bad = _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(0x00800001), au),
+                                        _mm256_cmpgt_epi32(au, _mm256_set1_epi32(0x7F800000)));
+    const __m256i a = _mm256_min_epu32(au, _mm256_set1_epi32(0x{CLAMP:08X}));
+    const __m256d t0 = ul_tanh_rational4(_mm256_castps256_ps128(_mm256_castsi256_ps(a)));
+    const __m256d t1 = ul_tanh_rational4(_mm_castsi128_ps(_mm256_extracti128_si256(a, 1)));
+    /* the low 32 bits of t0's and t1's lanes, in order */
+    const __m256i low = _mm256_permute4x64_epi64(
+        _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castpd_ps(t0), _mm256_castpd_ps(t1),
+                                              0x88)), 0xD8);
+    const __m256 f = _mm256_set_m128(_mm256_cvtpd_ps(t1), _mm256_cvtpd_ps(t0));
+    /* the midpoint test as in ul_tanh_rational16: flagged where the bits are all 0 */
+    const __m256i near = _mm256_and_si256(
+        _mm256_add_epi32(low, _mm256_set1_epi32((int)({ERR_RATIONAL}u - 0x10000000u))),
+        _mm256_set1_epi32((int)(0x1FFFFFFFu & -(2u * {ERR_RATIONAL}u))));
+    const __m256i flagged = _mm256_or_si256(
+        bad, _mm256_cmpeq_epi32(near, _mm256_setzero_si256()));
+    const __m256i b = _mm256_or_si256(_mm256_castps_si256(f),
+                                      _mm256_and_si256(u, _mm256_set1_epi32((int)0x80000000u)));
+    const __m256 r = _mm256_castsi256_ps(
+        _mm256_blendv_epi8(b, _mm256_set1_epi32(0x7FC00001), flagged));
+    if (left >= 8) _mm256_storeu_ps(y, r);
+    else _mm256_maskstore_ps(y, keep, r);
+    const uint32_t k = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(keep));
+    const uint32_t fb = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(bad)) & k;
+    const uint32_t fm = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(flagged)) & k;
+    return (fm & ~fb) | fb << 16;
 }}
+/* four blocks of 8 an iteration, scheduled together (UL_SCHEDULE), then the rest 8 at a time,
+   the last under a mask; the midpoint test's flags evaluated again at once by the table;
+   returns how many results it left flagged (fast64.COUNTED) */
+UL_SCHEDULE static long ul_tanh_rationals(const float *restrict x, float *restrict y, long n) {{
+    long i = 0, left = 0;
+    for (; i + 32 <= n; i += 32) {{
+        const uint32_t f0 = ul_tanh_rational8x(x + i, y + i, 8);
+        const uint32_t f1 = ul_tanh_rational8x(x + i + 8, y + i + 8, 8);
+        const uint32_t f2 = ul_tanh_rational8x(x + i + 16, y + i + 16, 8);
+        const uint32_t f3 = ul_tanh_rational8x(x + i + 24, y + i + 24, 8);
+        left += __builtin_popcount((f0 >> 16) | (f1 >> 8 & 0xFF00u) | (f2 & 0xFF0000u)
+                                   | (f3 << 8 & 0xFF000000u));
+        uint32_t m = (f0 & 0xFFu) | (f1 & 0xFFu) << 8 | (f2 & 0xFFu) << 16 | (f3 & 0xFFu) << 24;
+{_rerun}\
+    }}
+    for (; i < n; i += 8) {{
+        const uint32_t f = ul_tanh_rational8x(x + i, y + i, n - i);
+        left += __builtin_popcount(f >> 16);
+        uint32_t m = f & 0xFFu;
+{_rerun}\
+    }}
+    return left;
+}}
+#endif
 """
+"""The table's evaluation of one input (``ul_tanh_table64``, the generic loop's body), the
+choice of loop by vendor, and the AMD loop (the rational function) of the avx512 and avx2
+builds, with its rerun of the midpoint test's flags by the table."""
+
+
+SOURCE = ROUND_NORMAL + SCHEDULE + RATIONAL + """
+long ulplab_tanh_fast64(const float *restrict x, float *restrict y, long n) {
+#ifdef UL_TANH_RATIONAL
+    if (ul_tanh_rational()) return ul_tanh_rationals(x, y, n);
+#endif
+    for (long i = 0; i < n; i++) {
+        const uint32_t b = ul_tanh_table64(x[i]);
+        memcpy(y + i, &b, 4);
+    }
+    return -1;
+}
+"""
+
 
 def tables() -> str:
-    return _tables() + "#ifdef __AVX512F__\n" + permute_table() + "#endif\n"
+    return _tables()
