@@ -708,7 +708,11 @@ def test_sin_half_polynomial_is_the_fit_it_names_and_leaves_a_margin():
     """sin's and cos's passes' P (``sin.SIN_HALF``) is what its docstring's Remez fit gives,
     each coefficient rounded to the nearest float64; within 2^-43.478 of (sin r - r)/r^3
     (``half_fit_error``); relative to sin r at |r| = pi/2 + 2^-34, with r's own error and the
-    roundings, below 2^-41.4, which ERR_HALF covers five times (in units of 2^-53)."""
+    roundings, below 2^-41.4, which ERR_HALF covers five times (in units of 2^-53). The
+    reduction's two parts (``sin.pio2_parts``): P1 = pi/2 to 36 significant bits (``m P1``
+    exact for |m| < 2^17) and R = pi/2 - P1 to nearest, within 2^-92.8 of the rest; with the
+    closest float32 to a multiple of pi/2 (2^-27.83 from it) r's relative error stays below
+    2^-46.4."""
     from ulplab.export.fast64 import sin
     from ulplab.fit.remez import remez
 
@@ -724,7 +728,17 @@ def test_sin_half_polynomial_is_the_fit_it_names_and_leaves_a_margin():
     error = sin.half_fit_error()
     assert 2.0**-43.48 < error < 2.0**-43.47
     reach = np.pi / 2 + 2.0**-34
-    bound = error * reach**2 * (reach / np.sin(reach)) + 2.0**-51.4 + 2.0**-52.5
+    p1, rest = sin.pio2_parts()
+    assert p1 == float.fromhex("0x1.921fb54440000p+0") and p1 * 2.0**35 == int(p1 * 2.0**35)
+    with mpmath.workprec(300):
+        gap = abs(mpmath.pi / 2 - mpmath.mpf(p1) - mpmath.mpf(rest))
+        assert 0 < gap < mpmath.mpf(2) ** -92.8
+        # |m| < 2^17 times the gap, the second FMA's rounding, and without an FMA instruction
+        # m R's (|m R| < 2^-21.5), over r >= 2^-27.83
+        r_error = (2**17 * gap + mpmath.mpf(2) ** -75) / mpmath.mpf(2) ** -27.83 + 2.0**-53
+        assert r_error < mpmath.mpf(2) ** -46.4
+        assert abs(rest) * 2**17 < 2.0**-21.5
+    bound = error * reach**2 * (reach / np.sin(reach)) + 2.0**-46.4 + 2.0**-52.5
     assert bound < 2.0**-41.4 and 5 * bound * 2.0**53 < sin.ERR_HALF
 
 
@@ -1317,21 +1331,23 @@ def test_what_the_pass_keeps_does_not_depend_on_denormal_modes(func, variant):
     assert subnormal.sum() >= 1 << 14
 
 
-AVX2_ROWS = ("gelu", "erf", "gelu_grad")
-"""The passes with an AVX2 step that loads their tables' rows whole (``fast64.avx2``)."""
+AVX2_STEPS = ("gelu", "erf", "gelu_grad", "sin", "cos")
+"""The passes with an AVX2 step (``fast64.avx2``): the piecewise ones load their tables' rows
+whole; sin's and cos's (no table) run four blocks of 8 an iteration."""
 
 
-def test_the_avx2_steps_are_the_piecewise_passes():
+def test_the_avx2_steps_are_these_passes():
     """Every pass whose avx2 build has the step says so in its source, and no other does."""
     have = {f for f in fast64.FUNCTIONS if "#ifdef UL_AVX2_ROWS" in fast64.source(f)}
-    assert have == set(AVX2_ROWS)
+    assert have == set(AVX2_STEPS)
 
 
-@pytest.mark.parametrize("func", AVX2_ROWS)
+@pytest.mark.parametrize("func", AVX2_STEPS)
 def test_the_avx2_step_is_the_generic_loop_bit_for_bit(func):
-    """The AVX2 step (8 inputs at a time, rows loaded whole) gives the generic loop's bits,
-    flags included, on hard cases, random bit patterns and the benchmark's range, for every
-    length from 1 to 40 (the step's tail left to the loop) and writes nothing past n."""
+    """The AVX2 step (8 inputs a block, rows loaded whole, or sin's and cos's four blocks an
+    iteration) gives the generic loop's bits, flags included, on hard cases, random bit
+    patterns and the benchmark's range, for every length from 1 to 40 and 63 to 72 (the
+    step's tail left to the loop) and writes nothing past n."""
     runnable("avx2")
     src = "#define UL_GENERIC_ONLY 1\n" + fast64.source(func)
     generic = native.buffer_function(native.build_source(f"{func}_generic_test", src, "avx2"),
@@ -1345,7 +1361,7 @@ def test_the_avx2_step_is_the_generic_loop_bit_for_bit(func):
     want = np.empty_like(x)
     generic(x.ctypes.data, want.ctypes.data, x.size)
     assert 0.0005 < (want.view(np.uint32) == FLAG_NAN).mean() < 0.9
-    for n in (x.size, *range(1, 41)):
+    for n in (x.size, *range(1, 41), *range(63, 73)):
         got = np.full(n + 8, 1.5, dtype=np.float32)
         step(x.ctypes.data, got.ctypes.data, n)
         assert np.array_equal(got[:n].view(np.uint32), want[:n].view(np.uint32)), \
@@ -1356,13 +1372,13 @@ def test_the_avx2_step_is_the_generic_loop_bit_for_bit(func):
 @pytest.mark.parametrize(("variant", "step"), [("avx2", True), ("avx512", False),
                                               ("portable", False)])
 def test_the_avx2_step_is_built_in_the_avx2_build_only(variant, step, tmp_path):
-    """The piecewise passes (gelu, erf, gelu_grad) compile their AVX2 step (``UL_AVX2_ROWS``)
+    """The passes with an AVX2 step (gelu, erf, gelu_grad, sin, cos) compile it (``UL_AVX2_ROWS``)
     with the avx2 build's flags and with no other build's; ``UL_GENERIC_ONLY`` leaves it out
     (what the bit-for-bit test above compares against). Read from the preprocessor's macros,
     not from the assembly, so no compiler version's instruction choice decides it (compiling
     only)."""
     x86_gcc()
-    for func in AVX2_ROWS:
+    for func in AVX2_STEPS:
         for generic_only in (False, True):
             src = tmp_path / f"{func}.c"
             src.write_text(("#define UL_GENERIC_ONLY 1\n" if generic_only else "")

@@ -113,3 +113,31 @@ def test_float32_coverage_is_all_only_when_every_float32_is_sampled():
     assert _float32_count(1, 2) == 2**23 + 1  # [1, 2): 2^23 values, and 2 itself
     assert _float32_count(0, 0) == 1 and _float32_count(-1e-45, 1e-45) == 3  # -2^-149, 0, 2^-149
     assert _float32_count(-5, 5) == 2 * 0x40A00000 + 1  # 0x40a00000 = 5.0
+
+
+def test_rational_remez_equioscillates_and_with_no_denominator_is_remez():
+    """The rational exchange (``ulplab.fit.rational``): its error equioscillates on n + m + 2
+    points at the level it reports; with Q of degree 0 it is the polynomial minimax, which
+    ``remez`` finds independently (the same sup norm to 1e-9); a denominator buys accuracy
+    (tanh on [0, 3], relative: degrees (3, 3) against a degree-6 polynomial)."""
+    from ulplab.fit.rational import rational_remez
+
+    with mp.workprec(128):
+        r = rational_remez(mp.exp, -1, 1, 2, 2, relative=False)
+        errs = [mp.polyval(r.p[::-1], x) / mp.polyval(r.q[::-1], x) - mp.exp(x)
+                for x in r.reference]
+        assert len(r.reference) == 6 and r.q[0] == 1
+        assert all(abs(abs(e) / r.level - 1) < 1e-9 for e in errs)
+        assert all((errs[i] > 0) != (errs[i + 1] > 0) for i in range(5))
+        assert abs(r.error / r.level - 1) < 1e-9
+        poly = rational_remez(mp.exp, 0, mp.ln2, 3, 0, relative=False)
+        assert abs(poly.error / remez(mp.exp, 0, mp.ln2, [0, 1, 2, 3]).error - 1) < 1e-9
+
+        def tanh_over(x):
+            return mp.mpf(1) if x == 0 else mp.tanh(x) / x
+
+        rational = rational_remez(tanh_over, 0, 3, 3, 3)
+        polynomial = remez(tanh_over, 0, 3, list(range(7)), relative=True)
+        assert rational.error < polynomial.error / 100
+    with pytest.raises(ValueError, match="degrees"):
+        rational_remez(mp.exp, 0, 1, -1, 2)

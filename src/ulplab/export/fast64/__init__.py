@@ -36,10 +36,11 @@ a floating-point comparison under the default -ftrapping-math (it may raise the 
 flag); so gcc vectorizes them (tests/test_fast64.py reads ``-fopt-info-vec``). gelu's,
 erf's and gelu_grad's avx2 builds run an AVX2 step before their loop, the loop's operations
 on 8 inputs at a time with each table row loaded whole instead of gathered
-(``ulplab.export.fast64.avx2``); log's, log2's, log1p's, softplus's and tanh's avx512 builds
-hold a second loop, written for AVX-512 registers with smaller tables read by permutes (tanh's:
-no table, a rational function), which runs on AMD processors (``AVX512_PATHS``); tanh's avx2
-build too (``AVX2_PATHS``).
+(``ulplab.export.fast64.avx2``), sin's and cos's one with four blocks of 8 an iteration;
+log's, log2's, log1p's, softplus's and tanh's avx512 builds hold a second loop, written for
+AVX-512 registers with smaller tables read by permutes (tanh's: no table, a rational
+function), which runs on AMD processors (``AVX512_PATHS``); tanh's avx2 build too
+(``AVX2_PATHS``).
 
 The proof is exhaustive: ``python benchmarks/verify_native.py --fast64 FUNC`` runs this first
 pass (and the second on its flagged lanes) against the one-pass build of the float32 entry point

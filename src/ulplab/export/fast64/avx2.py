@@ -1,4 +1,6 @@
-"""AVX2 steps of the piecewise float64 passes (gelu, erf, gelu_grad): table rows loaded whole.
+"""AVX2 steps of float64 passes: the piecewise ones (gelu, erf, gelu_grad) with their table rows
+loaded whole; sin's and cos's (``ulplab.export.fast64.sin``: no table) with four blocks of 8
+inputs an iteration, scheduled together, where gcc's loop ran one.
 
 gcc vectorizes a piecewise pass's loop with one ``vgatherqpd`` per coefficient: four gathers of
 four lanes for a cubic, sixteen loads through the load ports and the gathers' own micro-ops for

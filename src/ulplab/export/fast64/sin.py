@@ -8,20 +8,23 @@ infinities are flagged:
   m = 2k + 1, k = nearest(v/pi - 1/2) for cos (an FMA giving v/pi - 1/2, then the same
   shift); k is within 1/2 + 2^-36 of v/pi (- 1/2) (1/pi's rounding times 2^17 and the FMA's
   own below 2^-37), so |r| <= pi/2 + 2^-34; |m| < 2^17;
-* r = ((v - m P1) - m P2) - m P3 with ``tables.pio2_split`` (P1, P2 of 36 significant bits, so
-  m P1 and m P2 are exact), each product subtracted in one FMA (a product and a difference
-  without an FMA instruction: the same values for the first two, m P3 rounded once more).
-  v - m P1 is exact by Sterbenz's lemma except for cos's m = +-1 on |v| < pi/2, where it
-  rounds once but |r| > pi/4 - 2^-34; the later differences round (2^-52 |r| + 2^-100) and
-  pi/2 - P1 - P2 - P3 < 2^-125 adds |m| 2^-125; the float32 inputs in [pi/4, 2^17] lie at
-  least 2^-27.83 from every nonzero multiple of pi/2 (the closest: 0x437CE5F1 = 252.898..., by
-  a float64 scan of all of them, confirmed in mpmath), so r has a relative error below
-  2^-51.4 (three roundings where the first is not exact);
+* r = (v - m P1) - m R (since 2026-11-27; ``pio2_parts``): P1 = pi/2 rounded to 36 significant
+  bits (``tables.pio2_split``'s first part), so m P1 is exact, and R = pi/2 - P1 rounded to
+  nearest, pi/2 - P1 - R = 2^-92.83; each product subtracted in one FMA (for sin, m = 2k, the
+  products are taken as k (2 P1) and k (2 R): the same values). v - m P1 is exact by Sterbenz's
+  lemma except for cos's m = +-1 on |v| < pi/2, where it rounds once but |r| > pi/4 - 2^-34;
+  the second FMA rounds once (2^-53 |r|), |m| (pi/2 - P1 - R) < 2^-75.83, and without an FMA
+  instruction m R rounds too (|m R| < 2^-21.5: below 2^-75); the float32 inputs in
+  [pi/4, 2^17] lie at least 2^-27.83 from every nonzero multiple of pi/2 (the closest:
+  0x437CE5F1 = 252.898..., by a float64 scan of all of them, confirmed in mpmath), so r has a
+  relative error below 2^-46.4 (2^-47.9 where the build has an FMA instruction). Until then r
+  was ((v - m P1) - m P2) - m P3 with three parts of 36, 36 and 53 bits (tan's, below: 2^-51.4)
+  and one FMA a lane more;
 * sin r = r + r^3 P(r^2), P of degree 5 (``SIN_HALF``: a Remez fit on [0, (pi/2 + 2^-30)^2],
   within 2^-43.478 of (sin r - r)/r^3, ``half_fit_error``), so within r^2 2^-43.478 (r/sin r)
   <= 2^-41.52 of sin r relative (at |r| = pi/2: r^2 = 2.47, r/sin r = 1.571); Horner's
   roundings (relative 2^-52 of a term below r^2/6 of the result), r r^2 and the last FMA add
-  below 2^-52.5, and r's relative error carries over times r cot r <= 1;
+  below 2^-52.5, and r's relative error carries over times r cot r <= 1: 2^-41.47 in all;
 * sin v = (-1)^k sin r, cos v = (-1)^(k+1) sin r (the sign bit from k's low bit).
 Relative error below 2^-41.4: 3,100 units in the last place of the float64 result; the
 rounding test takes ERR_HALF = 16384 (a margin of 5.3) and flags about 2 ERR / 2^29 = 6e-5 of
@@ -30,6 +33,14 @@ both polynomials, sin r and cos r, choosing by k mod 4: five FMAs and a select m
 The pass alone, 2^14 inputs in [-100, 100] in cache, one thread, one C harness with the
 runner's flags, best of 3,000, the 2-core AMD EPYC VM: sin 1.057 -> 0.833 ns an element (AVX2
 build) and 0.476 -> 0.371 (AVX-512), cos 0.888 and 0.403 after.
+**The avx2 build's step** (``fast64.avx2``, since 2026-11-27): the same operations in AVX2
+intrinsics, 8 inputs a block (two halves of four float64 lanes, the midpoint test on the eight
+low halves at once), four blocks an iteration scheduled together (``fast64.SCHEDULE``); the
+generic loop takes the last n mod 8. It gives the loop's bits, flags included (a test compares
+them). gcc's loop ran one block of 8 at a time, and a block's chain (a conversion, 13 FMAs and
+products in a row, the conversion back: about 60 cycles) left it waiting: in the same harness
+sin 0.86 -> 0.59-0.60 ns an element, cos 0.93 -> 0.64-0.65 (one block an iteration in
+intrinsics 0.79 and 0.84, two 0.64 and 0.70, eight 0.58 and 0.64).
 Zero and subnormal inputs are flagged by the test on x's bits (sin of +-0 keeps its sign in the
 second pass; sin of a subnormal is subnormal; cos, which shares the loop, leaves its 1 there to
 the second pass too: 2^24 patterns more flagged of 2^32). The rounding test has no range part
@@ -54,8 +65,15 @@ m != 0 (every cos), |y| >= |sin r| (1 - 2^-41) with |r| >= 2^-27.83.
 
 from __future__ import annotations
 
-from ulplab.export.fast64 import ROUND_NORMAL
-from ulplab.export.fast64.tables import horner, odd_fit_error, pio2_split
+from functools import cache
+
+from ulplab.export.fast64 import ROUND_NORMAL, SCHEDULE, avx2
+from ulplab.export.fast64.tables import (
+    c_constant,
+    horner,
+    odd_fit_error,
+    simd_horner,
+)
 
 ERR = 1024
 """The rounding test's bound of tan's pass (``REDUCE``'s values; sin's and cos's until
@@ -110,7 +128,8 @@ def half_fit_error(points: int = 2001) -> float:
         return odd_fit_error(SIN_HALF, "sin", top, points)
 
 
-_HALF_P = horner("r2", [float.fromhex(c) for c in SIN_HALF])
+_HALF = [float.fromhex(c) for c in SIN_HALF]
+_HALF_P = horner("r2", _HALF)
 
 CORE = """
 /* sin(v) (cosine 0) or cos(v) (cosine 1) for |v| <= 2^17, relative error < 2^-41.4
@@ -123,9 +142,11 @@ static inline double ul_sin_half(double v, int cosine) {
     const double shifted = cosine ? UL_FMA(v, 0x1.45f306dc9c883p-2, -0.5) + 0x1.8p52
                                   : UL_FMA(v, 0x1.45f306dc9c883p-2, 0x1.8p52);
     const double kd = shifted - 0x1.8p52;
-    const double m = cosine ? UL_FMA(kd, 2.0, 1.0) : 2.0 * kd;      /* exact, |m| < 2^17 */
-    /* the three products subtracted in FMAs: the first two exact, as m P1 and m P2 are */
-    const double r = UL_FMA(-m, UL_PIO2_3, UL_FMA(-m, UL_PIO2_2, UL_FMA(-m, UL_PIO2_1, v)));
+    /* r = (v - m P1) - m R, m = 2k + 1 (cosine) or 2k (sine: the products as k (2 P1) and
+       k (2 R), the same values); m P1 exact (|m| < 2^17, P1 of 36 bits) */
+    const double m = cosine ? UL_FMA(kd, 2.0, 1.0) : kd;
+    const double r = UL_FMA(-m, cosine ? UL_PIO2_R : 2.0 * UL_PIO2_R,
+                            UL_FMA(-m, cosine ? UL_PIO2_1 : 2.0 * UL_PIO2_1, v));
     const double r2 = r * r;
     const double s = UL_FMA(r * r2, """ + _HALF_P + """, r);
     /* (-1)^k, or (-1)^(k+1): the low bit of k (two's complement in shifted's bits) */
@@ -134,11 +155,77 @@ static inline double ul_sin_half(double v, int cosine) {
 """
 
 
+def _avx2_half(cosine: int, v: str, out: str) -> str:
+    """``ul_sin_half`` on the four float64 lanes ``v`` (AVX2 intrinsics, the same operations in
+    the same order), the result ``out``; its other names end in ``out``'s last character."""
+    k = out[-1]
+    shifted = (f"_mm256_add_pd(q{k}, _mm256_set1_pd(0x1.8p52))" if cosine else
+               f"_mm256_fmadd_pd({v}, _mm256_set1_pd(0x1.45f306dc9c883p-2),\n"
+               f"                                         _mm256_set1_pd(0x1.8p52))")
+    q = (f"    const __m256d q{k} = _mm256_fmadd_pd({v}, _mm256_set1_pd(0x1.45f306dc9c883p-2),\n"
+         f"                                      _mm256_set1_pd(-0.5));\n" if cosine else "")
+    m = (f"_mm256_fmadd_pd(kd{k}, _mm256_set1_pd(2.0), _mm256_set1_pd(1.0))" if cosine else
+         f"kd{k}")
+    p1, pr = ("UL_PIO2_1", "UL_PIO2_R") if cosine else ("2.0 * UL_PIO2_1", "2.0 * UL_PIO2_R")
+    sign = (f"_mm256_add_epi64(_mm256_castpd_si256(shifted{k}), _mm256_set1_epi64x(1))"
+            if cosine else f"_mm256_castpd_si256(shifted{k})")
+    return q + f"""\
+    const __m256d shifted{k} = {shifted};
+    const __m256d kd{k} = _mm256_sub_pd(shifted{k}, _mm256_set1_pd(0x1.8p52));
+    const __m256d m{k} = {m};
+    const __m256d r{k} = _mm256_fnmadd_pd(m{k}, _mm256_set1_pd({pr}),
+                                         _mm256_fnmadd_pd(m{k}, _mm256_set1_pd({p1}), {v}));
+    const __m256d rr{k} = _mm256_mul_pd(r{k}, r{k});
+    const __m256d s{k} = _mm256_fmadd_pd(
+        _mm256_mul_pd(r{k}, rr{k}),
+        {simd_horner(f"rr{k}", _HALF, 256)},
+        r{k});
+    const __m256d {out} = _mm256_castsi256_pd(_mm256_xor_si256(
+        _mm256_castpd_si256(s{k}), _mm256_slli_epi64({sign}, 63)));
+"""
+
+
+def _avx2_step(func: str, cosine: int) -> str:
+    """``func``'s AVX2 step (``ulplab.export.fast64.avx2``): its loop on 8 inputs a block in
+    intrinsics, the same operations on two halves of four float64 lanes, the midpoint test on
+    the eight low halves at once (``ul_round_normal_x8``); four blocks an iteration, scheduled
+    together (``fast64.SCHEDULE``)."""
+    return f"""
+#ifdef UL_AVX2_ROWS
+UL_SCHEDULE static inline void ul_{func}_avx2_x8(const float *x, float *y) {{
+    const __m256i u = _mm256_loadu_si256((const __m256i *)x);
+    const __m256i au = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
+    /* as the loop's: 2^17 <= |x| (NaN and the infinities too) and |x| < 2^-126 */
+    const __m256i bad = ul_gt_u32x8(_mm256_sub_epi32(au, _mm256_set1_epi32(0x00800000)),
+                                    _mm256_set1_epi32(0x48000000 - 0x00800000));
+    const __m256d v0 = _mm256_cvtps_pd(_mm_loadu_ps(x));
+    const __m256d v1 = _mm256_cvtps_pd(_mm_loadu_ps(x + 4));
+{_avx2_half(cosine, "v0", "y0")}{_avx2_half(cosine, "v1", "y1")}\
+    _mm256_storeu_si256((__m256i *)y,
+                        ul_round_normal_x8(y0, y1, bad, {ERR_HALF}, _mm256_setzero_si256()));
+}}
+/* four blocks of 8 an iteration: one block's chain of about 60 cycles left the loop waiting
+   on latency, the scheduler full */
+UL_SCHEDULE static long ul_{func}_avx2(const float *restrict x, float *restrict y, long n) {{
+    long i = 0;
+    for (; i + 32 <= n; i += 32) {{
+        ul_{func}_avx2_x8(x + i, y + i);
+        ul_{func}_avx2_x8(x + i + 8, y + i + 8);
+        ul_{func}_avx2_x8(x + i + 16, y + i + 16);
+        ul_{func}_avx2_x8(x + i + 24, y + i + 24);
+    }}
+    for (; i + 8 <= n; i += 8) ul_{func}_avx2_x8(x + i, y + i);
+    return i;
+}}
+#endif
+"""
+
+
 def source(func: str, cosine: int) -> str:
     """The loop of ``func`` = sin (``cosine`` 0) or cos (1) (and the midpoint test it
-    calls)."""
-    return ROUND_NORMAL + f"""
-void ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
+    calls), with its AVX2 step."""
+    return (ROUND_NORMAL + avx2.HELPERS + SCHEDULE + _avx2_step(func, cosine)
+            + avx2.entry(func)) + f"""\
     for (long i = 0; i < n; i++) {{
         uint32_t u;
         memcpy(&u, x + i, 4);
@@ -156,5 +243,22 @@ void ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
 SOURCE = CORE + source("sin", 0)
 
 
+@cache
+def pio2_parts() -> tuple[float, float]:
+    """(P1, R): P1 = pi/2 rounded to 36 significant bits (``tables.pio2_split``'s UL_PIO2_1)
+    and R = pi/2 - P1 rounded to the nearest float64: sin's and cos's two parts
+    (pi/2 - P1 - R = 2^-92.83)."""
+    import mpmath
+
+    with mpmath.workprec(300):
+        half_pi = mpmath.pi / 2
+        with mpmath.workprec(36):
+            p1 = +half_pi
+        rest = half_pi - p1
+        with mpmath.workprec(53):
+            return float(p1), float(+rest)
+
+
 def tables() -> str:
-    return pio2_split()
+    p1, rest = pio2_parts()
+    return c_constant("UL_PIO2_1", p1) + c_constant("UL_PIO2_R", rest)

@@ -21,7 +21,8 @@ for odd k, |y| = |c/s| lies in [0.99, 2^27.9].
 from __future__ import annotations
 
 from ulplab.export.fast64 import ROUND_NORMAL
-from ulplab.export.fast64.sin import ERR, REDUCE, tables
+from ulplab.export.fast64.sin import ERR, REDUCE
+from ulplab.export.fast64.tables import pio2_split
 
 SOURCE = """
 /* tan(v) for |v| <= 2^17, relative error < 2^-45.4 (ulplab.export.fast64.tan); for any other v
@@ -48,5 +49,12 @@ void ulplab_tan_fast64(const float *restrict x, float *restrict y, long n) {{
     }}
 }}
 """
+
+
+
+def tables() -> str:
+    """pi/2 in three parts (``tables.pio2_split``: REDUCE's P1, P2, P3)."""
+    return pio2_split()
+
 
 __all__ = ["ERR", "SOURCE", "tables"]
