@@ -569,8 +569,9 @@ def test_softplus_float32_lanes_keep_correct_results_and_flag_few():
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_the_counted_passes_return_how_many_they_left_flagged(func, variant, tables_by):
     """A pass in ``fast64.COUNTED`` returns exactly how many of its results are FLAG_NAN, or -1
-    from a loop that does not count (the portable builds of exp and exp2, the gather loops of
-    log's, softplus's and tanh's avx512 builds): the runner (``ulplab_drive_counted``) does
+    from a loop that does not count (``fast64.counts``: the portable builds of exp and exp2,
+    the gather loops of log's, softplus's and tanh's two-loop builds, sin's and cos's avx512
+    and portable builds): the runner (``ulplab_drive_counted``) does
     not look at a chunk whose calls returned 0, so a count below the truth would leave a flag
     in the output. On hard cases, random bit patterns and ordinary inputs, whole and in short
     calls."""
@@ -594,8 +595,8 @@ def test_the_counted_passes_return_how_many_they_left_flagged(func, variant, tab
             flagged = int(np.count_nonzero(y.view(np.uint32) == FLAG_NAN))
             assert got in (flagged, -1), (func, variant, permutes, lo, got, flagged)
             counts.add(got == -1)
-        lanes = (variant != "portable" and func in fast64.FLOAT32_LANES) or permutes == 1
-        assert counts == {not lanes}, (func, variant, permutes)
+        assert counts == {not fast64.counts(func, variant, permutes == 1)}, \
+            (func, variant, permutes)
 
 
 def test_the_benchmark_forces_the_loops_it_names(tables_by, monkeypatch):

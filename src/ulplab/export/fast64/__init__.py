@@ -74,15 +74,29 @@ AVX512_LANES = ("log", "softplus")
 permutes evaluates in float32 lanes first (16 a register; ``ulplab.export.fast64.log``:
 ``LANES32_AVX512``), then in float64 where that is undecided; the others' is a float64 loop."""
 
-COUNTED = ("exp", "exp2", "log", "softplus", "tanh")
+COUNTED = ("exp", "exp2", "log", "softplus", "tanh", "sin", "cos")
 """The passes whose C function returns ``long``: how many of its results it left flagged
-(``FLAG_NAN``), or -1 where that build or loop did not count them (the float64 loops: exp's
-and exp2's portable build, log's, softplus's and tanh's generic loop); the others return void.
+(``FLAG_NAN``), or -1 where that build or loop did not count them (``counts``: the float64
+loops, exp's and exp2's portable build, log's, softplus's and tanh's generic loop, sin's and
+cos's avx512 and portable builds); the others return void.
 The runner's driver does not look at a chunk again where every call returned 0
 (``native.DRIVER``: ``ulplab_drive_counted``). Counting costs the float32 lanes nothing: they
 return the bit mask of what they flag anyway, and only the float64 evaluation of those is
 checked again; tanh's AMD loop (float64, ``ulplab.export.fast64.tanh``: ``RATIONAL``) counts
-the bits of its flag masks."""
+the bits of its flag masks, sin's and cos's AVX2 step the flags of each block of 8 (the look
+cost the avx2 builds about 0.04 ns an element)."""
+
+
+def counts(func: str, variant: str, amd_loop: bool = False) -> bool:
+    """Whether ``func``'s ``variant`` build (on its AMD loop, ``amd_loop``, where it has two:
+    ``two_loops``) returns how many results it left flagged rather than -1."""
+    if func not in COUNTED:
+        return False
+    if func in FLOAT32_LANES:
+        return variant != "portable"
+    if func in ("sin", "cos"):
+        return variant == "avx2"
+    return amd_loop and two_loops(func, variant)
 
 AVX512_PATHS = ("log", "log2", "log1p", "softplus", "tanh")
 """The passes whose avx512 build holds two loops: gcc's vectorization of the generic loop,
@@ -384,6 +398,7 @@ __all__ = [
     "amd_loop",
     "avx512_choice",
     "avx512_entry",
+    "counts",
     "description",
     "lanes_loop_x16",
     "module",
