@@ -81,7 +81,7 @@ from typing import Any
 
 import numpy as np
 
-from timing import cpu_isa, interleaved_medians, machine, median_seconds
+from timing import cpu_isa, interleaved_medians, machine
 
 GLIBC = {  # C expression over x (float) per function
     "exp": "expf(x)", "log": "logf(x)", "sin": "sinf(x)", "cos": "cosf(x)",
@@ -431,8 +431,11 @@ def bfloat16_torch(n: int, runs: int, threads: int) -> dict[str, float | int] | 
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     t = (torch.rand(n, generator=torch.Generator().manual_seed(0)) * 16 - 8).to(torch.bfloat16)
-    t_det = median_seconds(det.gelu, t, runs=runs)
-    t_torch = median_seconds(torch.nn.functional.gelu, t, runs=runs)
+    # interleaved (since 2026-11-27): timed one after the other, a slow spell of the shared VM
+    # fell on one of them alone (ratios 0.60-0.62 in two runs, 0.36-0.43 in the others)
+    medians = interleaved_medians({"det": lambda: det.gelu(t),
+                                   "torch": lambda: torch.nn.functional.gelu(t)}, runs)
+    t_det, t_torch = medians["det"], medians["torch"]
     torch.set_num_threads(before)
     print(f"bfloat16 torch CPU tensor, n = {n}, {threads} torch threads: "
           f"det.gelu {t_det * 1e3:.1f} ms, F.gelu {t_torch * 1e3:.1f} ms, "
