@@ -8,7 +8,9 @@
 for exp, log-uniform [1e-30, 1e30] for log, [-100, 100] for sin/cos, [-8, 8] for the
 activations), every column measured in the same run on the same array, each call writing a
 fresh output array: one warm-up call each, then ``--runs`` rounds that time every column once in
-a rotating order (``timing.interleaved_medians``), medians shown. Columns:
+a rotating order, each timed call right after an untimed one of the same column
+(``timing.interleaved_medians``: since 2026-11-27, as PyTorch's OpenMP workers spin on after
+each op and took a core from the column timed next), medians shown. Columns:
 * odd: the compiled det kernel's round-to-odd entry point (``det-odd``; ``ulplab.export.native``,
   the chosen build variant);
 * det: its correctly rounded float32 entry point (the two-pass runner, first pass then the
