@@ -1073,18 +1073,22 @@ def test_the_x86_passes_read_their_tables_by_gathers(variant, funcs, tmp_path):
     leave gathers out of their Intel tunings unless told (-mgather: fast64_flags adds it where
     the compiler takes it), and their element-by-element loads made exp's pass twice as slow
     on a 16-core Xeon (native.GATHER_FLAG); compiling only: any x86 gcc. (log's, log2's,
-    log1p's, softplus's and tanh's avx512 builds also hold a loop with permutes: the next
-    test.)"""
-    x86_gcc()
+    log1p's and softplus's avx512 builds also hold a loop with permutes, tanh's avx512 and
+    avx2 builds one without a table: the tests below.)"""
     for func in funcs:
-        src = tmp_path / f"{func}.c"
-        src.write_text(fast64.source(func))
-        asm = tmp_path / f"{func}.s"
-        subprocess.run([CC, *native.BASE_FLAGS[:4], *native.VARIANTS[variant][0],
-                        *native.fast64_flags(variant), "-S", str(src), "-o", str(asm)],
-                       check=True)
-        assert "vgatherqpd" in asm.read_text(), func
+        assert "vgatherqpd" in pass_assembly(func, variant, tmp_path), func
     assert native.fast64_flags("portable") == native.FAST64_FLAGS.get("portable", ())
+
+
+def pass_assembly(func: str, variant: str, tmp_path: Path) -> str:
+    """The assembly gcc makes of ``func``'s float64 pass with ``variant``'s flags."""
+    x86_gcc()
+    src = tmp_path / f"{func}.c"
+    src.write_text(fast64.source(func))
+    asm = tmp_path / f"{func}.s"
+    subprocess.run([CC, *native.BASE_FLAGS[:4], *native.VARIANTS[variant][0],
+                    *native.fast64_flags(variant), "-S", str(src), "-o", str(asm)], check=True)
+    return asm.read_text()
 
 
 @pytest.mark.parametrize("func", [f for f in fast64.AVX512_PATHS if f != "tanh"])
@@ -1094,13 +1098,7 @@ def test_the_avx512_passes_read_their_tables_by_permutes(func, variant, permutes
     permutes of registers (their float32 lanes: ``fast64.AVX512_LANES``) beside gcc's loop with
     gathers, log2's and log1p's a float64 loop that reads its two 32-entry tables so; the avx2
     builds only gather (compiling only)."""
-    x86_gcc()
-    src = tmp_path / f"{func}.c"
-    src.write_text(fast64.source(func))
-    asm = tmp_path / f"{func}.s"
-    subprocess.run([CC, *native.BASE_FLAGS[:4], *native.VARIANTS[variant][0],
-                    *native.fast64_flags(variant), "-S", str(src), "-o", str(asm)], check=True)
-    text = asm.read_text()
+    text = pass_assembly(func, variant, tmp_path)
     kind = "ps" if func in fast64.AVX512_LANES else "pd"
     assert (f"vpermt2{kind}" in text or f"vpermi2{kind}" in text) is permutes
     assert "vgatherqpd" in text
@@ -1112,13 +1110,7 @@ def test_tanh_amd_loop_divides_and_the_other_gathers(variant, register, tmp_path
     """tanh's avx512 and avx2 builds hold the rational function's loop (one vdivpd a register
     of float64 lanes, no table) beside gcc's loop with the table's gathers; the portable build
     has the table's loop alone, without gathers (compiling only)."""
-    x86_gcc()
-    src = tmp_path / "tanh.c"
-    src.write_text(fast64.source("tanh"))
-    asm = tmp_path / "tanh.s"
-    subprocess.run([CC, *native.BASE_FLAGS[:4], *native.VARIANTS[variant][0],
-                    *native.fast64_flags(variant), "-S", str(src), "-o", str(asm)], check=True)
-    text = asm.read_text()
+    text = pass_assembly("tanh", variant, tmp_path)
     divisions = re.findall(r"vdivpd\s[^\n]*%(\w)mm", text)
     if register is None:
         assert "ulplab_tanh_fast64_tables" not in text and "vgatherqpd" not in text
@@ -1135,13 +1127,7 @@ def test_exp_lanes_read_their_tables_by_permutes(variant, permute, tmp_path):
     by permutes of two registers, not by 16-lane gathers (32 loads per 16 elements, which held
     the loop back); in the avx2 build (``exp.LANES32_AVX2``) the two 8-entry tables by permutes
     of one register, not by gathers (compiling only)."""
-    x86_gcc()
-    src = tmp_path / "exp.c"
-    src.write_text(fast64.source("exp"))
-    asm = tmp_path / "exp.s"
-    subprocess.run([CC, *native.BASE_FLAGS[:4], *native.VARIANTS[variant][0],
-                    *native.fast64_flags(variant), "-S", str(src), "-o", str(asm)], check=True)
-    text = asm.read_text()
+    text = pass_assembly("exp", variant, tmp_path)
     assert any(p in text for p in permute)
     assert "vgatherdps" not in text
 

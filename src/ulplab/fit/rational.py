@@ -30,10 +30,9 @@ from ulplab.fit.remez import (
     _alternating,
     _grid,
     _least_squares,
-    _local_extrema,
     _merge,
-    _refine,
     memoized,
+    refined_extrema,
 )
 
 
@@ -135,18 +134,7 @@ def rational_remez(f: MpFunc, a: float | mpf, b: float | mpf, n: int, m: int,
             return r / fx - 1 if relative else r - fx
 
         def extrema(p: Sequence[mpf], q: Sequence[mpf], pts: list[mpf]) -> list[tuple[mpf, mpf]]:
-            def g(x: mpf) -> mpf:
-                return err(x, p, q)
-            es = [g(x) for x in pts]
-            out = []
-            for i in _local_extrema(pts, es):
-                if 0 < i < len(pts) - 1:
-                    out.append(_refine(g, pts[i - 1], pts[i], pts[i + 1], es[i - 1], es[i],
-                                       es[i + 1]))
-                else:
-                    out.append((pts[i], es[i]))
-            out.sort(key=lambda t: t[0])
-            return out
+            return refined_extrema(lambda x: err(x, p, q), pts)
 
         cands = extrema(p, q, xs)
         ref = _alternating(cands, count)

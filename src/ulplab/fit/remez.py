@@ -139,6 +139,20 @@ def _refine(g: Callable[[mpf], mpf], x0: mpf, x1: mpf, x2: mpf, e0: mpf, e1: mpf
     return x1, e1
 
 
+def refined_extrema(g: Callable[[mpf], mpf], pts: list[mpf]) -> list[tuple[mpf, mpf]]:
+    """The local extrema of |g| over the rising points ``pts``, each inner one refined
+    (``_refine``), as (x, g(x)) rising in x."""
+    es = [g(x) for x in pts]
+    out = []
+    for i in _local_extrema(pts, es):
+        if 0 < i < len(pts) - 1:
+            out.append(_refine(g, pts[i - 1], pts[i], pts[i + 1], es[i - 1], es[i], es[i + 1]))
+        else:
+            out.append((pts[i], es[i]))
+    out.sort(key=lambda t: t[0])
+    return out
+
+
 def _alternating(points: list[tuple[mpf, mpf]], n: int) -> list[mpf]:
     """Choose n points with alternating error signs and the largest magnitudes."""
     merged: list[tuple[mpf, mpf]] = []
@@ -277,16 +291,7 @@ def _exchange(f: MpFunc, a: float | mpf, b: float | mpf, monomials: Sequence[int
             def err(x: mpf, c: Sequence[mpf] = coeffs) -> mpf:
                 return scan(c, x)
 
-            pts = _merge(xs, ref)
-            es = [err(x) for x in pts]
-            cands = []
-            for i in _local_extrema(pts, es):
-                if 0 < i < len(pts) - 1:
-                    cands.append(_refine(err, pts[i - 1], pts[i], pts[i + 1], es[i - 1], es[i],
-                                         es[i + 1]))
-                else:
-                    cands.append((pts[i], es[i]))
-            cands.sort(key=lambda t: t[0])
+            cands = refined_extrema(err, _merge(xs, ref))
             if not cands:  # every error NaN: the system's solution is not finite
                 raise ArithmeticError("no finite error on the grid")
             sup = max(abs(e) for _, e in cands)

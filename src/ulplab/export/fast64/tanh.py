@@ -224,6 +224,57 @@ static inline {vd} ul_tanh_rational{lanes}(const {vs} af) {{
 
 _rerun = rerun_flagged("ul_tanh_table64")
 
+
+def _rationals_loop(blocks: str, width: int, iteration: str, tail: str) -> str:
+    """The C of ``ul_tanh_rationals``: ``iteration`` (C setting ``left`` and the bit mask ``m``
+    of the midpoint test's flags) on 32 inputs at a time, then ``tail`` (the same, m from one
+    block of at most ``width``) on the rest, each flag evaluated again by the table."""
+    return (f"/* {blocks} blocks of {width} an iteration, scheduled together (UL_SCHEDULE), "
+            f"then the rest {width} at a time,\n" + f"""\
+   the last under a mask; the midpoint test's flags evaluated again at once by the table;
+   returns how many results it left flagged (fast64.COUNTED) */
+UL_SCHEDULE static long ul_tanh_rationals(const float *restrict x, float *restrict y, long n) {{
+    long i = 0, left = 0;
+    for (; i + 32 <= n; i += 32) {{
+{iteration}{_rerun}\
+    }}
+    for (; i < n; i += {width}) {{
+{tail}{_rerun}\
+    }}
+    return left;
+}}
+""")
+
+
+_ITERATION_AVX512 = """\
+        const uint32_t f0 = ul_tanh_rational16(x + i, y + i, 0xFFFF);
+        const uint32_t f1 = ul_tanh_rational16(x + i + 16, y + i + 16, 0xFFFF);
+        left += __builtin_popcount((f0 >> 16) | (f1 & 0xFFFF0000u));
+        uint32_t m = (f0 & 0xFFFFu) | (f1 << 16);
+"""
+_TAIL_AVX512 = """\
+        const long rest = n - i;
+        const __mmask16 keep = rest >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << rest) - 1u);
+        const uint32_t f = ul_tanh_rational16(x + i, y + i, keep);
+        left += __builtin_popcount(f >> 16);
+        uint32_t m = f & 0xFFFFu;
+"""
+_ITERATION_AVX2 = """\
+        const uint32_t f0 = ul_tanh_rational8x(x + i, y + i, 8);
+        const uint32_t f1 = ul_tanh_rational8x(x + i + 8, y + i + 8, 8);
+        const uint32_t f2 = ul_tanh_rational8x(x + i + 16, y + i + 16, 8);
+        const uint32_t f3 = ul_tanh_rational8x(x + i + 24, y + i + 24, 8);
+        left += __builtin_popcount((f0 >> 16) | (f1 >> 8 & 0xFF00u) | (f2 & 0xFF0000u)
+                                   | (f3 << 8 & 0xFF000000u));
+        uint32_t m = (f0 & 0xFFu) | (f1 & 0xFFu) << 8 | (f2 & 0xFFu) << 16 | (f3 & 0xFFu) << 24;
+"""
+_TAIL_AVX2 = """\
+        const uint32_t f = ul_tanh_rational8x(x + i, y + i, n - i);
+        left += __builtin_popcount(f >> 16);
+        uint32_t m = f & 0xFFu;
+"""
+
+
 RATIONAL = f"""
 /* tanh(x) by the table (the generic loop's evaluation, ERR {ERR}): the float32 result's bits,
    or FLAG_NAN */
@@ -317,29 +368,7 @@ UL_SCHEDULE static inline uint32_t ul_tanh_rational16(const float *x, float *y, 
     return (uint32_t)(keep & (__mmask16)~ok & (__mmask16)~bad)
            | (uint32_t)(keep & bad) << 16;
 }}
-/* two blocks of 16 an iteration, scheduled together (UL_SCHEDULE), then the rest 16 at a time,
-   the last under a mask; the midpoint test's flags evaluated again at once by the table;
-   returns how many results it left flagged (fast64.COUNTED) */
-UL_SCHEDULE static long ul_tanh_rationals(const float *restrict x, float *restrict y, long n) {{
-    long i = 0, left = 0;
-    for (; i + 32 <= n; i += 32) {{
-        const uint32_t f0 = ul_tanh_rational16(x + i, y + i, 0xFFFF);
-        const uint32_t f1 = ul_tanh_rational16(x + i + 16, y + i + 16, 0xFFFF);
-        left += __builtin_popcount((f0 >> 16) | (f1 & 0xFFFF0000u));
-        uint32_t m = (f0 & 0xFFFFu) | (f1 << 16);
-{_rerun}\
-    }}
-    for (; i < n; i += 16) {{
-        const long rest = n - i;
-        const __mmask16 keep = rest >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << rest) - 1u);
-        const uint32_t f = ul_tanh_rational16(x + i, y + i, keep);
-        left += __builtin_popcount(f >> 16);
-        uint32_t m = f & 0xFFFFu;
-{_rerun}\
-    }}
-    return left;
-}}
-#elif defined(UL_TANH_RATIONAL)
+{_rationals_loop("two", 16, _ITERATION_AVX512, _TAIL_AVX512)}#elif defined(UL_TANH_RATIONAL)
 {_rational(256)}
 /* the first `left` inputs from x, at most 8 (all 8 by plain loads and stores where left >= 8,
    else by masked ones, the others read as 0): ul_tanh_rational16's steps on 8 lanes, two
@@ -380,30 +409,7 @@ UL_SCHEDULE static inline uint32_t ul_tanh_rational8x(const float *x, float *y, 
     const uint32_t fm = (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(flagged)) & k;
     return (fm & ~fb) | fb << 16;
 }}
-/* four blocks of 8 an iteration, scheduled together (UL_SCHEDULE), then the rest 8 at a time,
-   the last under a mask; the midpoint test's flags evaluated again at once by the table;
-   returns how many results it left flagged (fast64.COUNTED) */
-UL_SCHEDULE static long ul_tanh_rationals(const float *restrict x, float *restrict y, long n) {{
-    long i = 0, left = 0;
-    for (; i + 32 <= n; i += 32) {{
-        const uint32_t f0 = ul_tanh_rational8x(x + i, y + i, 8);
-        const uint32_t f1 = ul_tanh_rational8x(x + i + 8, y + i + 8, 8);
-        const uint32_t f2 = ul_tanh_rational8x(x + i + 16, y + i + 16, 8);
-        const uint32_t f3 = ul_tanh_rational8x(x + i + 24, y + i + 24, 8);
-        left += __builtin_popcount((f0 >> 16) | (f1 >> 8 & 0xFF00u) | (f2 & 0xFF0000u)
-                                   | (f3 << 8 & 0xFF000000u));
-        uint32_t m = (f0 & 0xFFu) | (f1 & 0xFFu) << 8 | (f2 & 0xFFu) << 16 | (f3 & 0xFFu) << 24;
-{_rerun}\
-    }}
-    for (; i < n; i += 8) {{
-        const uint32_t f = ul_tanh_rational8x(x + i, y + i, n - i);
-        left += __builtin_popcount(f >> 16);
-        uint32_t m = f & 0xFFu;
-{_rerun}\
-    }}
-    return left;
-}}
-#endif
+{_rationals_loop("four", 8, _ITERATION_AVX2, _TAIL_AVX2)}#endif
 """
 """The table's evaluation of one input (``ul_tanh_table64``, the generic loop's body), the
 choice of loop by vendor, and the AMD loop (the rational function) of the avx512 and avx2
