@@ -1329,17 +1329,23 @@ def test_the_avx2_steps_are_these_passes():
     assert have == set(AVX2_STEPS)
 
 
-@pytest.mark.parametrize("func", AVX2_STEPS)
-def test_the_avx2_step_is_the_generic_loop_bit_for_bit(func):
+STEPS = [(f, "avx2") for f in AVX2_STEPS] + [("sin", "avx512"), ("cos", "avx512")]
+"""Each pass's build with a step before gcc's loop (sin's and cos's avx512 builds too:
+``sin.AVX512_GUARD``)."""
+
+
+@pytest.mark.parametrize(("func", "variant"), STEPS)
+def test_the_steps_are_the_generic_loop_bit_for_bit(func, variant):
     """The AVX2 step (8 inputs a block, rows loaded whole, or sin's and cos's four blocks an
-    iteration) gives the generic loop's bits, flags included, on hard cases, random bit
-    patterns and the benchmark's range, for every length from 1 to 40 and 63 to 72 (the
-    step's tail left to the loop) and writes nothing past n."""
-    runnable("avx2")
+    iteration) and sin's and cos's AVX-512 step (16 a block) give the generic loop's bits,
+    flags included, on hard cases, random bit patterns and the benchmark's range, for every
+    length from 1 to 40 and 63 to 72 (the step's tail left to the loop) and write nothing
+    past n."""
+    runnable(variant)
     src = "#define UL_GENERIC_ONLY 1\n" + fast64.source(func)
-    generic = native.buffer_function(native.build_source(f"{func}_generic_test", src, "avx2"),
-                                     fast64.symbol(func))
-    step = native._fast64(func, "avx2")
+    generic = native.buffer_function(
+        native.build_source(f"{func}_generic_test", src, variant), fast64.symbol(func))
+    step = native._fast64(func, variant)
     rng = np.random.default_rng(23)
     x = np.concatenate([hard_cases(1 << 16),
                         rng.integers(0, 1 << 32, 1 << 18, dtype=np.uint64)
@@ -1374,3 +1380,5 @@ def test_the_avx2_step_is_built_in_the_avx2_build_only(variant, step, tmp_path):
                                      *native.fast64_flags(variant), "-E", "-dM", str(src)],
                                     capture_output=True, text=True, check=True).stdout
             assert ("#define UL_AVX2_ROWS 1" in macros) is (step and not generic_only), func
+            avx512_step = variant == "avx512" and func in ("sin", "cos") and not generic_only
+            assert ("#define UL_AVX512_STEP 1" in macros) is avx512_step, func

@@ -107,7 +107,7 @@ def test_the_bounds_in_the_analyses_hold_on_samples():
     """The float64 value each pass rounds lies within its stated relative bound of the exact
     value (mpmath at 100 bits) on 2,000 random inputs in the benchmark's ranges, portable build
     excluded (the avx512 and avx2 builds this machine runs, which give the same values; their
-    AVX2 steps left out): exp2 2^-51.2, log2 2^-42.55, tan
+    steps left out): exp2 2^-51.2, log2 2^-42.55, tan
     2^-45.4, rsqrt 2^-52.4, tanh_grad 2^-49.8, gelu_tanh 2^-44.2, expm1 2^-45.43, log1p
     2^-42.55, gelu_grad 2^-43.9, sin and cos 2^-41.4 (their one polynomial) — and each of these
     bounds, in units in the last place, is below half the pass's ERR (sin's and cos's
@@ -164,8 +164,9 @@ def raw_values(func: str, variant: str, x: np.ndarray) -> np.ndarray:
         f"void ulplab_{func}_fast64("
     at = text.index(f"static inline uint32_t ul_{func}_lanes64(" if lanes else entry)
     index = "ul_raw_i" if lanes else "i"
-    # UL_GENERIC_ONLY: an avx2 build's AVX2 step (gelu_grad's, sin's, cos's: the same values,
-    # its own midpoint test) is left out, so every input goes through the macros below
+    # UL_GENERIC_ONLY: the AVX2 steps (gelu_grad's, sin's, cos's) and sin's and cos's AVX-512
+    # step (the same values, their own midpoint tests) are left out, so every input goes
+    # through the macros below
     src = ("#define UL_GENERIC_ONLY 1\n" + text[:at]
            + "static double *ul_raw;\nstatic long ul_raw_i;\n"
            "void ul_raw_to(double *p) { ul_raw = p; }\n"

@@ -36,7 +36,8 @@ a floating-point comparison under the default -ftrapping-math (it may raise the 
 flag); so gcc vectorizes them (tests/test_fast64.py reads ``-fopt-info-vec``). gelu's,
 erf's and gelu_grad's avx2 builds run an AVX2 step before their loop, the loop's operations
 on 8 inputs at a time with each table row loaded whole instead of gathered
-(``ulplab.export.fast64.avx2``), sin's and cos's one with four blocks of 8 an iteration;
+(``ulplab.export.fast64.avx2``), sin's and cos's one with four blocks of 8 an iteration
+(and their avx512 builds four blocks of 16);
 log's, log2's, log1p's, softplus's and tanh's avx512 builds hold a second loop, written for
 AVX-512 registers with smaller tables read by permutes (tanh's: no table, a rational
 function), which runs on AMD processors (``AVX512_PATHS``); tanh's avx2 build too
@@ -78,13 +79,13 @@ COUNTED = ("exp", "exp2", "log", "softplus", "tanh", "sin", "cos")
 """The passes whose C function returns ``long``: how many of its results it left flagged
 (``FLAG_NAN``), or -1 where that build or loop did not count them (``counts``: the float64
 loops, exp's and exp2's portable build, log's, softplus's and tanh's generic loop, sin's and
-cos's avx512 and portable builds); the others return void.
+cos's portable build); the others return void.
 The runner's driver does not look at a chunk again where every call returned 0
 (``native.DRIVER``: ``ulplab_drive_counted``). Counting costs the float32 lanes nothing: they
 return the bit mask of what they flag anyway, and only the float64 evaluation of those is
 checked again; tanh's AMD loop (float64, ``ulplab.export.fast64.tanh``: ``RATIONAL``) counts
-the bits of its flag masks, sin's and cos's AVX2 step the flags of each block of 8 (the look
-cost the avx2 builds about 0.04 ns an element)."""
+the bits of its flag masks, sin's and cos's AVX2 and AVX-512 steps the flags of each block
+(the look cost the avx2 builds about 0.04 ns an element)."""
 
 
 def counts(func: str, variant: str, amd_loop: bool = False) -> bool:
@@ -95,7 +96,7 @@ def counts(func: str, variant: str, amd_loop: bool = False) -> bool:
     if func in FLOAT32_LANES:
         return variant != "portable"
     if func in ("sin", "cos"):
-        return variant == "avx2"
+        return variant in ("avx2", "avx512")
     return amd_loop and two_loops(func, variant)
 
 AVX512_PATHS = ("log", "log2", "log1p", "softplus", "tanh")

@@ -43,8 +43,12 @@ sin 0.86 -> 0.59-0.60 ns an element, cos 0.93 -> 0.64-0.65 (one block an iterati
 intrinsics 0.79 and 0.84, two 0.64 and 0.70, eight 0.58 and 0.64); 0.54 and 0.60 with the
 two-part reduction above. The step counts what it flags (a comparison and a bit count a
 block), so the avx2 build returns how many results it left flagged (``fast64.COUNTED``) and
-the runner does not read the chunk back where none is (about 0.04 ns an element); the
-avx512 and portable builds (gcc's loop alone) return -1.
+the runner does not read the chunk back where none is (about 0.04 ns an element).
+**The avx512 build's step** (``AVX512_GUARD``, the same day): the same blocks on 16 inputs
+(two halves of eight float64 lanes, the low halves gathered by one ``vpermt2d``), four an
+iteration, counting too: gcc's 512-bit loop took sin 0.318 and cos 0.367 ns an element in the
+harness above, the step 0.259 and 0.311 (one block an iteration 0.317 and 0.365, two 0.27 and
+0.32). The portable build (gcc's loop alone) returns -1.
 Zero and subnormal inputs are flagged by the test on x's bits (sin of +-0 keeps its sign in the
 second pass; sin of a subnormal is subnormal; cos, which shares the loop, leaves its 1 there to
 the second pass too: 2^24 patterns more flagged of 2^32). The rounding test has no range part
@@ -159,33 +163,36 @@ static inline double ul_sin_half(double v, int cosine) {
 """
 
 
-def _avx2_half(cosine: int, v: str, out: str) -> str:
-    """``ul_sin_half`` on the four float64 lanes ``v`` (AVX2 intrinsics, the same operations in
-    the same order), the result ``out``; its other names end in ``out``'s last character."""
+def _half(cosine: int, v: str, out: str, width: int = 256) -> str:
+    """``ul_sin_half`` on the float64 lanes ``v`` of a ``width``-bit register (256: four lanes,
+    AVX2; 512: eight, AVX-512; intrinsics, the same operations in the same order), the result
+    ``out``; its other names end in ``out``'s last character."""
     k = out[-1]
-    shifted = (f"_mm256_add_pd(q{k}, _mm256_set1_pd(0x1.8p52))" if cosine else
-               f"_mm256_fmadd_pd({v}, _mm256_set1_pd(0x1.45f306dc9c883p-2),\n"
-               f"                                         _mm256_set1_pd(0x1.8p52))")
-    q = (f"    const __m256d q{k} = _mm256_fmadd_pd({v}, _mm256_set1_pd(0x1.45f306dc9c883p-2),\n"
-         f"                                      _mm256_set1_pd(-0.5));\n" if cosine else "")
-    m = (f"_mm256_fmadd_pd(kd{k}, _mm256_set1_pd(2.0), _mm256_set1_pd(1.0))" if cosine else
+    mm, vd, vi, si = {256: ("_mm256", "__m256d", "si256", "_mm256_set1_epi64x"),
+                      512: ("_mm512", "__m512d", "si512", "_mm512_set1_epi64")}[width]
+    shifted = (f"{mm}_add_pd(q{k}, {mm}_set1_pd(0x1.8p52))" if cosine else
+               f"{mm}_fmadd_pd({v}, {mm}_set1_pd(0x1.45f306dc9c883p-2),\n"
+               f"                                         {mm}_set1_pd(0x1.8p52))")
+    q = (f"    const {vd} q{k} = {mm}_fmadd_pd({v}, {mm}_set1_pd(0x1.45f306dc9c883p-2),\n"
+         f"                                      {mm}_set1_pd(-0.5));\n" if cosine else "")
+    m = (f"{mm}_fmadd_pd(kd{k}, {mm}_set1_pd(2.0), {mm}_set1_pd(1.0))" if cosine else
          f"kd{k}")
     p1, pr = ("UL_PIO2_1", "UL_PIO2_R") if cosine else ("2.0 * UL_PIO2_1", "2.0 * UL_PIO2_R")
-    sign = (f"_mm256_add_epi64(_mm256_castpd_si256(shifted{k}), _mm256_set1_epi64x(1))"
-            if cosine else f"_mm256_castpd_si256(shifted{k})")
+    sign = (f"{mm}_add_epi64({mm}_castpd_{vi}(shifted{k}), {si}(1))"
+            if cosine else f"{mm}_castpd_{vi}(shifted{k})")
     return q + f"""\
-    const __m256d shifted{k} = {shifted};
-    const __m256d kd{k} = _mm256_sub_pd(shifted{k}, _mm256_set1_pd(0x1.8p52));
-    const __m256d m{k} = {m};
-    const __m256d r{k} = _mm256_fnmadd_pd(m{k}, _mm256_set1_pd({pr}),
-                                         _mm256_fnmadd_pd(m{k}, _mm256_set1_pd({p1}), {v}));
-    const __m256d rr{k} = _mm256_mul_pd(r{k}, r{k});
-    const __m256d s{k} = _mm256_fmadd_pd(
-        _mm256_mul_pd(r{k}, rr{k}),
-        {simd_horner(f"rr{k}", _HALF, 256)},
+    const {vd} shifted{k} = {shifted};
+    const {vd} kd{k} = {mm}_sub_pd(shifted{k}, {mm}_set1_pd(0x1.8p52));
+    const {vd} m{k} = {m};
+    const {vd} r{k} = {mm}_fnmadd_pd(m{k}, {mm}_set1_pd({pr}),
+                                         {mm}_fnmadd_pd(m{k}, {mm}_set1_pd({p1}), {v}));
+    const {vd} rr{k} = {mm}_mul_pd(r{k}, r{k});
+    const {vd} s{k} = {mm}_fmadd_pd(
+        {mm}_mul_pd(r{k}, rr{k}),
+        {simd_horner(f"rr{k}", _HALF, width)},
         r{k});
-    const __m256d {out} = _mm256_castsi256_pd(_mm256_xor_si256(
-        _mm256_castpd_si256(s{k}), _mm256_slli_epi64({sign}, 63)));
+    const {vd} {out} = {mm}_castsi{width}_pd({mm}_xor_{vi}(
+        {mm}_castpd_{vi}(s{k}), {mm}_slli_epi64({sign}, 63)));
 """
 
 
@@ -204,7 +211,7 @@ UL_SCHEDULE static inline uint32_t ul_{func}_avx2_x8(const float *x, float *y) {
                                     _mm256_set1_epi32(0x48000000 - 0x00800000));
     const __m256d v0 = _mm256_cvtps_pd(_mm_loadu_ps(x));
     const __m256d v1 = _mm256_cvtps_pd(_mm_loadu_ps(x + 4));
-{_avx2_half(cosine, "v0", "y0")}{_avx2_half(cosine, "v1", "y1")}\
+{_half(cosine, "v0", "y0")}{_half(cosine, "v1", "y1")}\
     const __m256i b = ul_round_normal_x8(y0, y1, bad, {ERR_HALF}, _mm256_setzero_si256());
     _mm256_storeu_si256((__m256i *)y, b);
     /* how many it flagged */
@@ -214,7 +221,7 @@ UL_SCHEDULE static inline uint32_t ul_{func}_avx2_x8(const float *x, float *y) {
 /* four blocks of 8 an iteration: one block's chain of about 60 cycles left the loop waiting
    on latency, the scheduler full; returns how many inputs it took (n - n mod 8) and adds to
    *left how many of their results it flagged */
-UL_SCHEDULE static long ul_{func}_avx2(const float *restrict x, float *restrict y, long n,
+UL_SCHEDULE static long ul_{func}_step(const float *restrict x, float *restrict y, long n,
                                       long *left) {{
     long i = 0, c = 0;
     for (; i + 32 <= n; i += 32) {{
@@ -231,16 +238,77 @@ UL_SCHEDULE static long ul_{func}_avx2(const float *restrict x, float *restrict 
 """
 
 
+AVX512_GUARD = "defined(__AVX512F__) && !defined(UL_GENERIC_ONLY)"
+"""The preprocessor condition under which sin's and cos's avx512 builds compile their AVX-512
+step (``UL_AVX512_STEP``); ``UL_GENERIC_ONLY`` leaves it out, as it does the AVX2 step."""
+
+
+def _avx512_step(func: str, cosine: int) -> str:
+    """``func``'s AVX-512 step: the AVX2 step's blocks on 16 inputs (two halves of eight
+    float64 lanes, the midpoint test on the sixteen low halves at once, gathered by one
+    ``vpermt2d``), four blocks an iteration, scheduled together."""
+    return f"""
+#if {AVX512_GUARD}
+#define UL_AVX512_STEP 1
+#include <immintrin.h>
+UL_SCHEDULE static inline uint32_t ul_{func}_avx512_x16(const float *x, float *y) {{
+    const __m512i u = _mm512_loadu_si512(x);
+    const __m512i au = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
+    /* as the loop's: 2^17 <= |x| (NaN and the infinities too) and |x| < 2^-126 */
+    const __mmask16 bad = _mm512_cmpgt_epu32_mask(
+        _mm512_sub_epi32(au, _mm512_set1_epi32(0x00800000)),
+        _mm512_set1_epi32(0x48000000 - 0x00800000));
+    const __m512d v0 = _mm512_cvtps_pd(_mm256_loadu_ps(x));
+    const __m512d v1 = _mm512_cvtps_pd(_mm256_loadu_ps(x + 8));
+{_half(cosine, "v0", "y0", 512)}{_half(cosine, "v1", "y1", 512)}\
+    /* the low 32 bits of y0's and y1's lanes, in order: one permute of the pair */
+    const __m512i low = _mm512_permutex2var_epi32(
+        _mm512_castpd_si512(y0),
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
+        _mm512_castpd_si512(y1));
+    const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(y0)),
+                                        _mm512_cvtpd_ps(y1), 1);
+    /* ul_round_normal_or_flag's test on 16 lanes: near > 2 ERR, unsigned */
+    const __m512i near = _mm512_add_epi32(
+        _mm512_and_si512(low, _mm512_set1_epi32(0x1FFFFFFF)),
+        _mm512_set1_epi32((int)({ERR_HALF}u - 0x10000000u)));
+    const __mmask16 ok = _mm512_mask_cmpgt_epu32_mask(
+        (__mmask16)~bad, near, _mm512_set1_epi32(2 * {ERR_HALF}));
+    _mm512_storeu_si512(y, _mm512_mask_blend_epi32(ok, _mm512_set1_epi32(0x7FC00001),
+                                                   _mm512_castps_si512(f)));
+    return (uint32_t)__builtin_popcount((unsigned)(__mmask16)~ok);  /* how many it flagged */
+}}
+/* four blocks of 16 an iteration (as the AVX2 step's); returns how many inputs it took
+   (n - n mod 16) and adds to *left how many of their results it flagged */
+UL_SCHEDULE static long ul_{func}_step(const float *restrict x, float *restrict y, long n,
+                                      long *left) {{
+    long i = 0, c = 0;
+    for (; i + 64 <= n; i += 64) {{
+        c += ul_{func}_avx512_x16(x + i, y + i);
+        c += ul_{func}_avx512_x16(x + i + 16, y + i + 16);
+        c += ul_{func}_avx512_x16(x + i + 32, y + i + 32);
+        c += ul_{func}_avx512_x16(x + i + 48, y + i + 48);
+    }}
+    for (; i + 16 <= n; i += 16) c += ul_{func}_avx512_x16(x + i, y + i);
+    *left += c;
+    return i;
+}}
+#endif
+"""
+
+
 def source(func: str, cosine: int) -> str:
     """The loop of ``func`` = sin (``cosine`` 0) or cos (1) (and the midpoint test it
-    calls), with its AVX2 step; it returns how many results it left flagged in the avx2 build
-    (``fast64.COUNTED``: the step counts its blocks', the last n mod 8 are looked at again),
-    -1 in the others (gcc's loop does not count)."""
-    return ROUND_NORMAL + avx2.HELPERS + SCHEDULE + _avx2_step(func, cosine) + f"""
+    calls), with its AVX2 and AVX-512 steps; it returns how many results it left flagged in
+    the avx2 and avx512 builds (``fast64.COUNTED``: the step counts its blocks', the last
+    n mod 8 or 16 are looked at again), -1 in the portable build (gcc's loop does not
+    count)."""
+    return (ROUND_NORMAL + avx2.HELPERS + SCHEDULE + _avx2_step(func, cosine)
+            + _avx512_step(func, cosine)) + f"""
 long ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
-#ifdef UL_AVX2_ROWS
+#if defined(UL_AVX2_ROWS) || defined(UL_AVX512_STEP)
     long left = 0;
-    const long done = ul_{func}_avx2(x, y, n, &left);
+    const long done = ul_{func}_step(x, y, n, &left);
     x += done;
     y += done;
     n -= done;
@@ -255,8 +323,8 @@ long ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
                                                    {ERR_HALF}, 0);
         memcpy(y + i, &b, 4);
     }}
-#ifdef UL_AVX2_ROWS
-    for (long j = 0; j < n; j++) {{  /* the last n mod 8: counted here */
+#if defined(UL_AVX2_ROWS) || defined(UL_AVX512_STEP)
+    for (long j = 0; j < n; j++) {{  /* the last n mod 8 or 16: counted here */
         uint32_t b;
         memcpy(&b, y + j, 4);
         left += b == 0x7FC00001u;
