@@ -134,30 +134,41 @@ def amd_loop(func: str) -> str:
     return "rational" if func == "tanh" else "permutes"
 
 
+def vendor_choice(func: str, comment: str, flag: str, arg: str, getter: str,
+                  local: str) -> str:
+    """The C of a choice between two loops by the processor's vendor: ``getter()`` is 1 on an
+    AMD processor, else 0, unless ``ulplab_FUNC_fast64_tables(1 or 0)`` has set it (-1: the
+    processor's choice again; it returns the choice in effect); ``flag`` the static that
+    holds it, ``arg`` and ``local`` the names of its argument and of the getter's value,
+    ``comment`` the C comment above it (from its opening)."""
+    return f"""{comment}
+static int {flag} = -1;
+int ulplab_{func}_fast64_tables(int {arg}) {{
+    if ({arg} < 0) {{
+        __builtin_cpu_init();
+        {arg} = __builtin_cpu_is("amd") != 0;
+    }}
+    __atomic_store_n(&{flag}, {arg}, __ATOMIC_RELAXED);
+    return {arg};
+}}
+static inline int {getter}(void) {{
+    const int {local} = __atomic_load_n(&{flag}, __ATOMIC_RELAXED);
+    return {local} < 0 ? ulplab_{func}_fast64_tables(-1) : {local};
+}}
+"""
+
+
 def avx512_choice(func: str) -> str:
     """The C (for an avx512 build, after ``#include <immintrin.h>``) of the choice between the
-    two loops of ``func``'s pass (``AVX512_PATHS``): ``ul_avx512_permutes()`` is 1 on an AMD
-    processor, else 0, unless ``ulplab_FUNC_fast64_tables(1 or 0)`` has set it (-1: the
-    processor's choice again; it returns the choice in effect)."""
-    return f"""
+    two loops of ``func``'s pass (``AVX512_PATHS``; ``vendor_choice``):
+    ``ul_avx512_permutes()``."""
+    comment = f"""
 /* which of the avx512 build's two loops runs (ulplab.export.fast64: AVX512_PATHS): the one whose
    tables are read by permutes of registers on AMD processors (their gathers are slow), gcc's
    gathers elsewhere; ulplab_{func}_fast64_tables(1 or 0) sets it (the proofs sweep both), -1
-   the processor's choice again; it returns the choice now in effect */
-static int ul_tables_by_permutes = -1;
-int ulplab_{func}_fast64_tables(int permutes) {{
-    if (permutes < 0) {{
-        __builtin_cpu_init();
-        permutes = __builtin_cpu_is("amd") != 0;
-    }}
-    __atomic_store_n(&ul_tables_by_permutes, permutes, __ATOMIC_RELAXED);
-    return permutes;
-}}
-static inline int ul_avx512_permutes(void) {{
-    const int p = __atomic_load_n(&ul_tables_by_permutes, __ATOMIC_RELAXED);
-    return p < 0 ? ulplab_{func}_fast64_tables(-1) : p;
-}}
-"""
+   the processor's choice again; it returns the choice now in effect */"""
+    return vendor_choice(func, comment, "ul_tables_by_permutes", "permutes",
+                         "ul_avx512_permutes", "p")
 
 
 def avx512_entry(func: str) -> str:
@@ -180,6 +191,22 @@ void ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
         return;
     }}
 #endif
+"""
+
+
+def low_halves512(a: str, b: str) -> str:
+    """The C (four-space indented lines) that sets ``low``, the low 32 bits of the eight float64
+    lanes of ``a`` then of ``b`` (two __m512d), and ``f``, the sixteen values rounded to float32,
+    in the same order: the midpoint test's operands on 16 lanes (tanh's and sin's AVX-512
+    loops)."""
+    return f"""\
+    /* the low 32 bits of {a}'s and {b}'s lanes, in order: one permute of the pair */
+    const __m512i low = _mm512_permutex2var_epi32(
+        _mm512_castpd_si512({a}),
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
+        _mm512_castpd_si512({b}));
+    const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps({a})),
+                                        _mm512_cvtpd_ps({b}), 1);
 """
 
 
@@ -402,6 +429,7 @@ __all__ = [
     "counts",
     "description",
     "lanes_loop_x16",
+    "low_halves512",
     "module",
     "rerun_flagged",
     "segment",
@@ -409,4 +437,5 @@ __all__ = [
     "source_sha256",
     "symbol",
     "two_loops",
+    "vendor_choice",
 ]

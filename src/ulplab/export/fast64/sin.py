@@ -75,7 +75,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from ulplab.export.fast64 import ROUND_NORMAL, SCHEDULE, avx2
+from ulplab.export.fast64 import ROUND_NORMAL, SCHEDULE, avx2, low_halves512
 from ulplab.export.fast64.tables import (
     c_constant,
     horner,
@@ -196,6 +196,24 @@ def _half(cosine: int, v: str, out: str, width: int = 256) -> str:
 """
 
 
+def _step_loop(func: str, block: str, width: int) -> str:
+    """The C of ``ul_FUNC_step``: four blocks (``ul_FUNC_BLOCK``, ``width`` inputs each) an
+    iteration, then one at a time while ``width`` inputs are left, the flags counted."""
+    calls = "".join(f"        c += ul_{func}_{block}(x + i{f' + {width * j}' if j else ''}, "
+                    f"y + i{f' + {width * j}' if j else ''});\n" for j in range(4))
+    return f"""\
+UL_SCHEDULE static long ul_{func}_step(const float *restrict x, float *restrict y, long n,
+                                      long *left) {{
+    long i = 0, c = 0;
+    for (; i + {4 * width} <= n; i += {4 * width}) {{
+{calls}    }}
+    for (; i + {width} <= n; i += {width}) c += ul_{func}_{block}(x + i, y + i);
+    *left += c;
+    return i;
+}}
+"""
+
+
 def _avx2_step(func: str, cosine: int) -> str:
     """``func``'s AVX2 step (``ulplab.export.fast64.avx2``): its loop on 8 inputs a block in
     intrinsics, the same operations on two halves of four float64 lanes, the midpoint test on
@@ -221,20 +239,7 @@ UL_SCHEDULE static inline uint32_t ul_{func}_avx2_x8(const float *x, float *y) {
 /* four blocks of 8 an iteration: one block's chain of about 60 cycles left the loop waiting
    on latency, the scheduler full; returns how many inputs it took (n - n mod 8) and adds to
    *left how many of their results it flagged */
-UL_SCHEDULE static long ul_{func}_step(const float *restrict x, float *restrict y, long n,
-                                      long *left) {{
-    long i = 0, c = 0;
-    for (; i + 32 <= n; i += 32) {{
-        c += ul_{func}_avx2_x8(x + i, y + i);
-        c += ul_{func}_avx2_x8(x + i + 8, y + i + 8);
-        c += ul_{func}_avx2_x8(x + i + 16, y + i + 16);
-        c += ul_{func}_avx2_x8(x + i + 24, y + i + 24);
-    }}
-    for (; i + 8 <= n; i += 8) c += ul_{func}_avx2_x8(x + i, y + i);
-    *left += c;
-    return i;
-}}
-#endif
+{_step_loop(func, "avx2_x8", 8)}#endif
 """
 
 
@@ -261,13 +266,7 @@ UL_SCHEDULE static inline uint32_t ul_{func}_avx512_x16(const float *x, float *y
     const __m512d v0 = _mm512_cvtps_pd(_mm256_loadu_ps(x));
     const __m512d v1 = _mm512_cvtps_pd(_mm256_loadu_ps(x + 8));
 {_half(cosine, "v0", "y0", 512)}{_half(cosine, "v1", "y1", 512)}\
-    /* the low 32 bits of y0's and y1's lanes, in order: one permute of the pair */
-    const __m512i low = _mm512_permutex2var_epi32(
-        _mm512_castpd_si512(y0),
-        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
-        _mm512_castpd_si512(y1));
-    const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(y0)),
-                                        _mm512_cvtpd_ps(y1), 1);
+{low_halves512("y0", "y1")}\
     /* ul_round_normal_or_flag's test on 16 lanes: near > 2 ERR, unsigned */
     const __m512i near = _mm512_add_epi32(
         _mm512_and_si512(low, _mm512_set1_epi32(0x1FFFFFFF)),
@@ -280,20 +279,7 @@ UL_SCHEDULE static inline uint32_t ul_{func}_avx512_x16(const float *x, float *y
 }}
 /* four blocks of 16 an iteration (as the AVX2 step's); returns how many inputs it took
    (n - n mod 16) and adds to *left how many of their results it flagged */
-UL_SCHEDULE static long ul_{func}_step(const float *restrict x, float *restrict y, long n,
-                                      long *left) {{
-    long i = 0, c = 0;
-    for (; i + 64 <= n; i += 64) {{
-        c += ul_{func}_avx512_x16(x + i, y + i);
-        c += ul_{func}_avx512_x16(x + i + 16, y + i + 16);
-        c += ul_{func}_avx512_x16(x + i + 32, y + i + 32);
-        c += ul_{func}_avx512_x16(x + i + 48, y + i + 48);
-    }}
-    for (; i + 16 <= n; i += 16) c += ul_{func}_avx512_x16(x + i, y + i);
-    *left += c;
-    return i;
-}}
-#endif
+{_step_loop(func, "avx512_x16", 16)}#endif
 """
 
 

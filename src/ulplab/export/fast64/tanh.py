@@ -84,7 +84,13 @@ from functools import cache
 import mpmath
 import numpy as np
 
-from ulplab.export.fast64 import ROUND_NORMAL, SCHEDULE, rerun_flagged
+from ulplab.export.fast64 import (
+    ROUND_NORMAL,
+    SCHEDULE,
+    low_halves512,
+    rerun_flagged,
+    vendor_choice,
+)
 from ulplab.export.fast64.tables import c_array, horner
 
 ERR = 8192
@@ -222,6 +228,13 @@ static inline {vd} ul_tanh_rational{lanes}(const {vs} af) {{
 """
 
 
+_CHOICE = vendor_choice("tanh", """\
+/* which loop runs (ulplab.export.fast64: AVX512_PATHS, AVX2_PATHS): the rational function's on
+   AMD processors, gcc's loop with the table elsewhere; ulplab_tanh_fast64_tables(1 or 0) sets
+   it (the proofs sweep both), -1 the processor's choice again; it returns the choice now in
+   effect */""", "ul_tanh_by_rational", "rational", "ul_tanh_rational", "r")
+"""The choice of tanh's loop by the processor's vendor (``fast64.vendor_choice``)."""
+
 _rerun = rerun_flagged("ul_tanh_table64")
 
 
@@ -307,24 +320,7 @@ static inline uint32_t ul_tanh_table64(float xf) {{
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #define UL_TANH_RATIONAL 1
 #include <immintrin.h>
-/* which loop runs (ulplab.export.fast64: AVX512_PATHS, AVX2_PATHS): the rational function's on
-   AMD processors, gcc's loop with the table elsewhere; ulplab_tanh_fast64_tables(1 or 0) sets
-   it (the proofs sweep both), -1 the processor's choice again; it returns the choice now in
-   effect */
-static int ul_tanh_by_rational = -1;
-int ulplab_tanh_fast64_tables(int rational) {{
-    if (rational < 0) {{
-        __builtin_cpu_init();
-        rational = __builtin_cpu_is("amd") != 0;
-    }}
-    __atomic_store_n(&ul_tanh_by_rational, rational, __ATOMIC_RELAXED);
-    return rational;
-}}
-static inline int ul_tanh_rational(void) {{
-    const int r = __atomic_load_n(&ul_tanh_by_rational, __ATOMIC_RELAXED);
-    return r < 0 ? ulplab_tanh_fast64_tables(-1) : r;
-}}
-#endif
+{_CHOICE}#endif
 
 #ifdef __AVX512F__
 {_rational(512)}
@@ -345,13 +341,7 @@ UL_SCHEDULE static inline uint32_t ul_tanh_rational16(const float *x, float *y, 
     const __m512d t0 = ul_tanh_rational8(_mm512_castps512_ps256(a));
     const __m512d t1 = ul_tanh_rational8(
         _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)));
-    /* the low 32 bits of t0's and t1's lanes, in order: one permute of the pair */
-    const __m512i low = _mm512_permutex2var_epi32(
-        _mm512_castpd_si512(t0),
-        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
-        _mm512_castpd_si512(t1));
-    const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(t0)),
-                                        _mm512_cvtpd_ps(t1), 1);
+{low_halves512("t0", "t1")}\
     /* the midpoint test: the 29 bits of t below float32's last place, plus ERR - 2^28, lie
        below 2 ERR (bits 0x1FFFFFFF & -(2 ERR) all 0) exactly where they lie in
        [2^28 - ERR, 2^28 + ERR) (ERR a power of two) */
