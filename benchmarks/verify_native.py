@@ -149,8 +149,8 @@ def _path_name(func: str, path: int) -> str:
 def _label(func: str, variant: str, path: int | None) -> str:
     if path is None:
         return variant
-    return f"{variant}, {'tables by ' if path == 0 or func != 'tanh' else ''}" \
-           f"{_path_name(func, path)}"
+    name = _path_name(func, path)
+    return f"{variant}, {'rational function' if name == 'rational' else 'tables by ' + name}"
 
 
 def record_fast64(path: Path, func: str, variant: str, result: dict[str, Any],

@@ -1329,7 +1329,7 @@ def test_the_avx2_steps_are_these_passes():
     assert have == set(AVX2_STEPS)
 
 
-STEPS = [(f, "avx2") for f in AVX2_STEPS] + [("sin", "avx512"), ("cos", "avx512")]
+STEPS = [(f, "avx2") for f in AVX2_STEPS] + [(f, "avx512") for f in fast64.COUNTING_STEPS]
 """Each pass's build with a step before gcc's loop (sin's and cos's avx512 builds too:
 ``sin.AVX512_GUARD``)."""
 
@@ -1380,5 +1380,6 @@ def test_the_avx2_step_is_built_in_the_avx2_build_only(variant, step, tmp_path):
                                      *native.fast64_flags(variant), "-E", "-dM", str(src)],
                                     capture_output=True, text=True, check=True).stdout
             assert ("#define UL_AVX2_ROWS 1" in macros) is (step and not generic_only), func
-            avx512_step = variant == "avx512" and func in ("sin", "cos") and not generic_only
+            avx512_step = (variant == "avx512" and func in fast64.COUNTING_STEPS
+                           and not generic_only)
             assert ("#define UL_AVX512_STEP 1" in macros) is avx512_step, func

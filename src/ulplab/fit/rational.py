@@ -51,13 +51,6 @@ class RationalMinimax:
     iterations: int
 
 
-def _poly(c: Sequence[mpf], x: mpf) -> mpf:
-    acc = mpf(0)
-    for v in reversed(c):
-        acc = acc * x + v
-    return acc
-
-
 def _start(f: MpFunc, a: mpf, b: mpf, n: int, m: int, relative: bool,
            grid: int = 800, steps: int = 60) -> tuple[list[mpf], list[mpf]]:
     """Loeb's linearized least squares with Lawson's weights, float64, on x / max(|a|, |b|)."""
@@ -99,8 +92,8 @@ def _solve(f: MpFunc, ref: Sequence[mpf], p: list[mpf], q: list[mpf], level: mpf
         for i, x in enumerate(ref):
             s = 1 if i % 2 == 0 else -1
             target = fs[i] + s * e * ws[i]
-            qx = _poly(qq, x)
-            res.append(_poly(pp, x) - qx * target)
+            qx = mpmath.polyval(qq[::-1], x)
+            res.append(mpmath.polyval(pp[::-1], x) - qx * target)
             powers = [x**j for j in range(max(n, m) + 1)]
             jac.append([*powers[:n + 1], *[-target * powers[j] for j in range(1, m + 1)],
                         -s * ws[i] * qx])
@@ -128,9 +121,9 @@ def rational_remez(f: MpFunc, a: float | mpf, b: float | mpf, n: int, m: int,
         xs = _grid(a, b, grid, relative and a <= 0 <= b)
         count = n + m + 2
 
-        def err(x: mpf, p: Sequence[mpf] = p, q: Sequence[mpf] = q) -> mpf:
+        def err(x: mpf, p: Sequence[mpf], q: Sequence[mpf]) -> mpf:
             fx = f(x)
-            r = _poly(p, x) / _poly(q, x)
+            r = mpmath.polyval(p[::-1], x) / mpmath.polyval(q[::-1], x)
             return r / fx - 1 if relative else r - fx
 
         def extrema(p: Sequence[mpf], q: Sequence[mpf], pts: list[mpf]) -> list[tuple[mpf, mpf]]:

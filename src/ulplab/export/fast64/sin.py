@@ -43,7 +43,9 @@ sin 0.86 -> 0.59-0.60 ns an element, cos 0.93 -> 0.64-0.65 (one block an iterati
 intrinsics 0.79 and 0.84, two 0.64 and 0.70, eight 0.58 and 0.64); 0.54 and 0.60 with the
 two-part reduction above. The step counts what it flags (a comparison and a bit count a
 block), so the avx2 build returns how many results it left flagged (``fast64.COUNTED``) and
-the runner does not read the chunk back where none is (about 0.04 ns an element).
+the runner does not read the chunk back where none is: into a reused output at 2^24 (the
+benchmark), sin 0.699 -> 0.641-0.650 ns an element, cos 0.735 -> 0.684-0.706 (runs
+``epyc-as-avx2-h`` before, ``-i`` and ``-j`` after).
 **The avx512 build's step** (``AVX512_GUARD``, the same day): the same blocks on 16 inputs
 (two halves of eight float64 lanes, the low halves gathered by one ``vpermt2d``), four an
 iteration, counting too: gcc's 512-bit loop took sin 0.318 and cos 0.367 ns an element in the
@@ -73,13 +75,12 @@ m != 0 (every cos), |y| >= |sin r| (1 - 2^-41) with |r| >= 2^-27.83.
 
 from __future__ import annotations
 
-from functools import cache
-
 from ulplab.export.fast64 import ROUND_NORMAL, SCHEDULE, avx2, low_halves512
 from ulplab.export.fast64.tables import (
     c_constant,
     horner,
     odd_fit_error,
+    pio2_parts,
     simd_horner,
 )
 
@@ -324,22 +325,6 @@ long ulplab_{func}_fast64(const float *restrict x, float *restrict y, long n) {{
 
 
 SOURCE = CORE + source("sin", 0)
-
-
-@cache
-def pio2_parts() -> tuple[float, float]:
-    """(P1, R): P1 = pi/2 rounded to 36 significant bits (``tables.pio2_split``'s UL_PIO2_1)
-    and R = pi/2 - P1 rounded to the nearest float64: sin's and cos's two parts
-    (pi/2 - P1 - R = 2^-92.83)."""
-    import mpmath
-
-    with mpmath.workprec(300):
-        half_pi = mpmath.pi / 2
-        with mpmath.workprec(36):
-            p1 = +half_pi
-        rest = half_pi - p1
-        with mpmath.workprec(53):
-            return float(p1), float(+rest)
 
 
 def tables() -> str:

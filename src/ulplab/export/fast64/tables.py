@@ -227,6 +227,15 @@ def pio2_split() -> str:
 
 
 @cache
+def pio2_parts() -> tuple[float, float]:
+    """(P1, R): P1 = pi/2 rounded to 36 significant bits (``pio2_split``'s UL_PIO2_1) and R =
+    pi/2 - P1 rounded to the nearest float64 (pi/2 - P1 - R = 2^-92.83): sin's and cos's two
+    parts."""
+    with mpmath.workprec(200):
+        return _split(mpmath.pi / 2, 36)
+
+
+@cache
 def ln2_nearest() -> str:
     """``UL_LN2``: ln2 rounded to the nearest float64 (|error| < 2^-54 ln2)."""
     with mpmath.workprec(200):

@@ -91,7 +91,7 @@ from ulplab.export.fast64 import (
     rerun_flagged,
     vendor_choice,
 )
-from ulplab.export.fast64.tables import c_array, horner
+from ulplab.export.fast64.tables import c_array, horner, simd_horner
 
 ERR = 8192
 """The rounding test's bound, in units in the last place of the float64 result."""
@@ -205,13 +205,6 @@ def rational_error_bound() -> float:
     return rational_fit_error() * 1.01 + roundings * U * (1 + 2.0**-40)
 
 
-def _horner_simd(var: str, coefficients: list[str], mm: str) -> str:
-    text = f"{mm}_set1_pd({coefficients[-1]})"
-    for c in reversed(coefficients[:-1]):
-        text = f"{mm}_fmadd_pd({var}, {text}, {mm}_set1_pd({c}))"
-    return text
-
-
 def _rational(width: int) -> str:
     """The C of tanh(a) = a P(a^2) / Q(a^2) on the float64 lanes of a ``width``-bit register
     (256: four lanes from four float32, AVX2; 512: eight, AVX-512), Horner's scheme for both."""
@@ -221,8 +214,8 @@ def _rational(width: int) -> str:
 static inline {vd} ul_tanh_rational{lanes}(const {vs} af) {{
     const {vd} a = {mm}_cvtps_pd(af);
     const {vd} z = {mm}_mul_pd(a, a);
-    const {vd} p = {_horner_simd("z", RATIONAL_P, mm)};
-    const {vd} q = {_horner_simd("z", RATIONAL_Q, mm)};
+    const {vd} p = {simd_horner("z", [float.fromhex(c) for c in RATIONAL_P], width)};
+    const {vd} q = {simd_horner("z", [float.fromhex(c) for c in RATIONAL_Q], width)};
     return {mm}_div_pd({mm}_mul_pd(a, p), q);
 }}
 """
