@@ -59,9 +59,10 @@ bfloat16 gelu lookup at 2^11 to 2^20 elements on one thread and forced onto T (t
 elements (``overhead``: the runner and its first pass alone, fresh and reused outputs, against
 NumPy and a copy), in thread CPU time.
 ``--loops permutes|gathers`` runs the avx512 builds of log, log2, log1p, softplus and tanh (and
-tanh's avx2 build) on the loop the processor's vendor does not choose
-(``native.set_fast64_tables``: permutes, and float32 lanes for log and softplus, tanh's rational
-function, on AMD processors; gcc's gathers elsewhere), ``--lookup
+tanh's avx2 build) on one loop whatever the processor (``native.set_fast64_tables``: the
+permutes, float32 lanes for log and softplus, tanh's rational function, which AMD processors
+run by default, and log's and softplus's avx512 builds on every processor; or gcc's gathers,
+which the other processors run for log2, log1p and tanh), ``--lookup
 gathers|scalar`` the 16-bit lookup likewise (``native.set_lookup_gathers``); the JSON records
 them (``avx512_loops``, ``lookup``). On the 2-core AMD EPYC VM the gather loops took log 2.10×
 NumPy's time and softplus 1.84× the faster peer's (one thread, 2^24), against 0.95–1.00 and
@@ -161,8 +162,8 @@ def choose_loops(loops: str, lookup: str) -> dict[str, str]:
 
 def permute_loop(func: str, variant: str) -> bool:
     """Whether ``func``'s pass runs its ``variant`` build's AMD loop (the tables read by
-    permutes, or tanh's rational function: ``fast64.two_loops``, chosen by the vendor) on this
-    processor."""
+    permutes, or tanh's rational function: ``fast64.two_loops``; the default, by the vendor
+    or everywhere: ``fast64.amd_everywhere``) on this processor."""
     from ulplab.export import fast64, native
 
     if not fast64.two_loops(func, variant):

@@ -1076,7 +1076,9 @@ def set_fast64_tables(func: str, variant: str, permutes: int) -> int:
     builds of ``fast64.AVX512_PATHS``, the avx2 builds of ``fast64.AVX2_PATHS``): from now on,
     in this process, run the loop the vendor AMD gets (``permutes`` = 1: the tables read by
     permutes, or tanh's rational function, ``fast64.amd_loop``), gcc's loop with gathers (0),
-    or the one the processor's vendor chooses (-1, the default); returns the choice in effect
+    or the default (-1: the processor's vendor chooses, except that log's and softplus's
+    avx512 builds run their float32 lanes everywhere, ``fast64.amd_everywhere``); returns the
+    choice in effect
     (1 or 0). The bits are the same either way (both are proved); the proofs and tests sweep
     both."""
     from ulplab.export import fast64

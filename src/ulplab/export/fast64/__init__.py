@@ -40,8 +40,8 @@ on 8 inputs at a time with each table row loaded whole instead of gathered
 (and their avx512 builds four blocks of 16);
 log's, log2's, log1p's, softplus's and tanh's avx512 builds hold a second loop, written for
 AVX-512 registers with smaller tables read by permutes (tanh's: no table, a rational
-function), which runs on AMD processors (``AVX512_PATHS``); tanh's avx2 build too
-(``AVX2_PATHS``).
+function), which runs on AMD processors (``AVX512_PATHS``; log's and softplus's, float32
+lanes, on every processor: ``amd_everywhere``); tanh's avx2 build too (``AVX2_PATHS``).
 
 The proof is exhaustive: ``python benchmarks/verify_native.py --fast64 FUNC`` runs this first
 pass (and the second on its flagged lanes) against the one-pass build of the float32 entry point
@@ -112,10 +112,12 @@ smaller and read by permutes of registers (each module's ``AVX512``; log's is it
 table, a rational function instead of 1,185 entries: ``tanh.RATIONAL``). Which one runs is
 chosen at run time by the processor's vendor (``avx512_choice``): the permutes on AMD
 processors, where gathers are slow, the gathers elsewhere (on an Intel Xeon the float64
-permute loops were no faster, their permutes sharing one port with the loop's conversions;
-the float32 lanes of log and softplus, and tanh's rational loop, have not been timed on an
-Intel processor:
-``benchmarks/bench_native.py --loops permutes`` does). The proofs sweep both
+permute loops of log2 and log1p were no faster, their permutes sharing one port with the
+loop's conversions; tanh's rational loop and its table were within that machine's noise of
+each other), except log's and softplus's float32 lanes, which run on every processor
+(``amd_everywhere``: on the 16-core Intel Xeon, one thread, 2^24, log 752-787 Melem/s
+against 473-655 by gathers, softplus 400-439 against 263-267;
+``benchmarks/bench_native.py --loops permutes|gathers`` forces one). The proofs sweep both
 (``benchmarks/verify_native.py --fast64``)."""
 
 AVX2_PATHS = ("tanh",)
@@ -139,20 +141,31 @@ def amd_loop(func: str) -> str:
     return "rational" if func == "tanh" else "permutes"
 
 
+def amd_everywhere(func: str, variant: str) -> bool:
+    """Whether ``func``'s ``variant`` build runs its AMD loop (``two_loops``) on every processor
+    by default rather than on AMD processors only: the float32 lanes of the avx512 builds
+    (``AVX512_LANES``), faster than gcc's gathers on the 16-core Intel Xeon as well
+    (``benchmarks/results/native``: runs ``xeon16-avx512-T16-permutes-k``, ``-l``)."""
+    return variant == "avx512" and func in AVX512_LANES
+
+
 def vendor_choice(func: str, comment: str, flag: str, arg: str, getter: str,
-                  local: str) -> str:
+                  local: str, everywhere: bool = False) -> str:
     """The C of a choice between two loops by the processor's vendor: ``getter()`` is 1 on an
-    AMD processor, else 0, unless ``ulplab_FUNC_fast64_tables(1 or 0)`` has set it (-1: the
-    processor's choice again; it returns the choice in effect); ``flag`` the static that
-    holds it, ``arg`` and ``local`` the names of its argument and of the getter's value,
-    ``comment`` the C comment above it (from its opening)."""
-    return f"""{comment}
-static int {flag} = -1;
-int ulplab_{func}_fast64_tables(int {arg}) {{
+    AMD processor (on every processor where ``everywhere``: ``amd_everywhere``), else 0, unless
+    ``ulplab_FUNC_fast64_tables(1 or 0)`` has set it (-1: the default again; it returns the
+    choice in effect); ``flag`` the static that holds it, ``arg`` and ``local`` the names of
+    its argument and of the getter's value, ``comment`` the C comment above it (from its
+    opening)."""
+    default = "    if ({arg} < 0) {arg} = 1;" if everywhere else """\
     if ({arg} < 0) {{
         __builtin_cpu_init();
         {arg} = __builtin_cpu_is("amd") != 0;
-    }}
+    }}"""
+    return f"""{comment}
+static int {flag} = -1;
+int ulplab_{func}_fast64_tables(int {arg}) {{
+{default.format(arg=arg)}
     __atomic_store_n(&{flag}, {arg}, __ATOMIC_RELAXED);
     return {arg};
 }}
@@ -167,13 +180,21 @@ def avx512_choice(func: str) -> str:
     """The C (for an avx512 build, after ``#include <immintrin.h>``) of the choice between the
     two loops of ``func``'s pass (``AVX512_PATHS``; ``vendor_choice``):
     ``ul_avx512_permutes()``."""
-    comment = f"""
+    if amd_everywhere(func, "avx512"):
+        comment = f"""
+/* which of the avx512 build's two loops runs (ulplab.export.fast64: AVX512_PATHS,
+   AVX512_LANES): the float32 lanes, whose tables are read by permutes of registers, on every
+   processor (they were faster than gcc's gathers on AMD and Intel processors alike);
+   ulplab_{func}_fast64_tables(1 or 0) sets it (the proofs sweep both), -1 the default again;
+   it returns the choice now in effect */"""
+    else:
+        comment = f"""
 /* which of the avx512 build's two loops runs (ulplab.export.fast64: AVX512_PATHS): the one whose
    tables are read by permutes of registers on AMD processors (their gathers are slow), gcc's
    gathers elsewhere; ulplab_{func}_fast64_tables(1 or 0) sets it (the proofs sweep both), -1
    the processor's choice again; it returns the choice now in effect */"""
     return vendor_choice(func, comment, "ul_tables_by_permutes", "permutes",
-                         "ul_avx512_permutes", "p")
+                         "ul_avx512_permutes", "p", amd_everywhere(func, "avx512"))
 
 
 def avx512_entry(func: str) -> str:

@@ -503,7 +503,8 @@ UL_SCHEDULE static long ul_log_permutes(const float *restrict x, float *restrict
 }}
 """
 """The avx512 build's loop of float32 lanes (compiled where the target has AVX-512F, beside the
-generic loop, and run where ``fast64.avx512_choice`` chooses it: AMD processors)."""
+generic loop, and run where ``fast64.avx512_choice`` chooses it: every processor,
+``fast64.amd_everywhere``)."""
 
 LANES64 = f"""
 /* log(x) in float64 (the analysis above): the result's bits or FLAG_NAN */

@@ -328,7 +328,8 @@ UL_SCHEDULE static long ul_softplus_permutes(const float *restrict x, float *res
 
 AVX512 = LANES32_AVX512 + LANES32_LOOP
 """The avx512 build's second loop (compiled where the target has AVX-512F, beside the generic
-loop, and run where ``fast64.avx512_choice`` chooses it: AMD processors)."""
+loop, and run where ``fast64.avx512_choice`` chooses it: every processor,
+``fast64.amd_everywhere``)."""
 
 LANES64 = f"""
 /* softplus(x) in float64 (the analysis above): the result's bits or FLAG_NAN */
