@@ -1,46 +1,56 @@
-#!/bin/sh
-# The CPU runs of issue #20 on a lent GPU machine's host (16 cores), each result written to $OUT
-# (or ./lent-out) as it comes: the machine's environment; bench_native on all threads and on 2
-# (the 1 -> 2 scaling); bfloat16 gelu; log, softplus and tanh on the loops of AMD processors, and
-# bfloat16 gelu on the scalar lookup; the nine other kernels on all threads; with --full also
-# the run as an AVX2 machine and the float64
-# first passes against the float32 kernel on all 2^32 inputs with this machine's compiler
-# (the functions named after --full, comma-separated; the build variants after them, avx512 if
-# none are named).
-# Usage: sh benchmarks/lent_machine.sh [--full FUNCS [VARIANTS]]
-# python-flint is not on that machine: carry its wheel (and gmpy2's) in .whl and install it to
-# /tmp/site first (/work/.library/device/README.md says how).
+#!/bin/bash
+# The CPU runs of issue #20 on a lent GPU machine's host (16 cores), in one device call that
+# fits the session's device time: each step gets the time left of a budget (END seconds, 540
+# unless set) and is skipped when under 40 s are left, so the results written before it come
+# back whatever happens. Each result goes to $OUT (or ./lent-out) as it comes, at most eight
+# files (what a device call returns): the machine's environment; bench_native on all threads
+# (one-thread and all-thread columns, reused outputs, the bfloat16 row); the two-loop passes
+# (log, softplus, tanh) on the AMD loops (`--loops permutes`), which Intel processors run only
+# for log and softplus by default; the run as an AVX2 machine; on 2 threads (the 1 -> 2
+# scaling); the nine other kernels; the float64 first passes against the float32 kernel on
+# all 2^32 inputs with this machine's compiler, for the functions named (comma-separated; sin,
+# cos, tanh if none) and the build variants after them (avx512 if none).
+# On 2026-11-27 (16-core Intel Xeon, tree f1cf3c9) the five benchmark steps took 1-2.5 minutes
+# each and a proof of one function on one variant 33 s.
+# Usage (in the repository root): bash benchmarks/lent_machine.sh [FUNCS [VARIANTS]]
+# python-flint and gmpy2 are not on that machine: carry their wheels in .whl (named in the
+# call's `carry`; /work/.library/device/README.md says how to download them).
+# NO_WHEELS=1 skips their install (a machine that has them).
 set -u
 OUT=${OUT:-lent-out}; mkdir -p "$OUT"
+if [ -z "${NO_WHEELS:-}" ] && ls .whl/*.whl > /dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl || exit 1
+fi
 export PYTHONPATH=src:/tmp/site PYTHONUNBUFFERED=1 ULPLAB_CACHE_DIR=/tmp/ulplab-cache
-PY=python3
+START=$(date +%s); END=${END:-540}
+left() { echo $(( END - ($(date +%s) - START) )); }
+step() {
+  local t; t=$(left)
+  if [ "$t" -lt 40 ]; then echo "SKIP (${t}s left): $*"; return; fi
+  echo "== $(date -u +%T), ${t}s left: $*"
+  timeout "$t" "$@" 2>&1 | grep -v '^\s*$' | tail -45
+}
 {
-  date -u; nproc; uname -r; lscpu | grep -E 'Model name|^CPU\(s\)|Thread|Socket|L2|L3' | cut -c1-200
-  gcc --version | head -1; $PY -c 'import numpy, torch; print("numpy", numpy.__version__, "torch", torch.__version__)'
+  date -u; nproc; uname -r
+  lscpu | grep -E 'Model name|^Model:|^CPU family|^CPU\(s\)|Thread|Socket|L2|L3' | cut -c1-200
+  grep -o -w -E 'avx512f|avx512_bf16|avx512_fp16|amx_tile|avx2|fma' /proc/cpuinfo | sort | uniq -c
+  gcc --version | head -1
+  python3 -c 'import numpy, torch; print("numpy", numpy.__version__, "torch", torch.__version__)'
   cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/defrag 2>&1
 } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
-D=$(date -u +%F)
-$PY benchmarks/bench_native.py --runs 5 --reused-output --json "$OUT/xeon16-avx512-T16-$D.json"
-$PY benchmarks/bench_native.py --bfloat16-only --runs 7 --json "$OUT/xeon16-bf16-T16-$D.json"
-$PY benchmarks/bench_native.py --runs 5 --threads 2 --json "$OUT/xeon16-avx512-T2-$D.json"
-# the loops chosen by the processor's vendor, the other way round: log's and softplus's float32
-# lanes and tanh's rational function (the AMD loops, never timed on an Intel processor) and
-# the lookup's scalar loop
-$PY benchmarks/bench_native.py --runs 5 --reused-output --funcs log,softplus,tanh --loops permutes \
-  --json "$OUT/xeon16-avx512-T16-permutes-$D.json"
-$PY benchmarks/bench_native.py --bfloat16-only --runs 7 --lookup scalar \
-  --json "$OUT/xeon16-bf16-T16-scalar-$D.json"
-# the nine kernels outside the target table (float64 passes since 2026-11-26, never run here)
-$PY benchmarks/bench_native.py --runs 5 --funcs exp2,log2,expm1,log1p,tan,rsqrt,gelu_tanh,tanh_grad,gelu_grad \
-  --json "$OUT/xeon16-avx512-T16-others-$D.json"
-if [ "${1:-}" = "--full" ]; then
-  ULPLAB_MAX_ISA=avx2 ATEN_CPU_CAPABILITY=avx2 NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" \
-    $PY benchmarks/bench_native.py --runs 5 --reused-output --json "$OUT/xeon16-as-avx2-T16-$D.json"
-  # tanh's avx2 build on its AMD loop (the rational function)
-  ULPLAB_MAX_ISA=avx2 ATEN_CPU_CAPABILITY=avx2 NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" \
-    $PY benchmarks/bench_native.py --runs 5 --reused-output --funcs tanh --loops permutes \
-    --json "$OUT/xeon16-as-avx2-T16-permutes-$D.json"
-  $PY benchmarks/verify_native.py --fast64 --variants "${3:-avx512}" --threads "$(nproc)" \
-    --record "$OUT/xeon16-fast64-proofs-$D.json" $(echo "${2:-}" | tr , ' ')
-fi
+AS_AVX2=(env ULPLAB_MAX_ISA=avx2 ATEN_CPU_CAPABILITY=avx2
+         "NPY_DISABLE_CPU_FEATURES=X86_V4 AVX512_ICL AVX512_SPR")
+B=benchmarks/bench_native.py
+step python3 $B --runs 5 --reused-output --json "$OUT/avx512-T16.json"
+step python3 $B --runs 5 --reused-output --funcs log,softplus,tanh --loops permutes \
+  --json "$OUT/avx512-T16-permutes.json"
+step "${AS_AVX2[@]}" python3 $B --runs 5 --reused-output --json "$OUT/as-avx2-T16.json"
+step python3 $B --runs 5 --threads 2 --json "$OUT/avx512-T2.json"
+step python3 $B --runs 5 --funcs exp2,log2,expm1,log1p,tan,rsqrt,gelu_tanh,tanh_grad,gelu_grad \
+  --json "$OUT/avx512-T16-others.json"
+# shellcheck disable=SC2046
+step python3 benchmarks/verify_native.py --fast64 --variants "${2:-avx512}" --threads "$(nproc)" \
+  --record "$OUT/proofs.json" $(echo "${1:-sin,cos,tanh}" | tr , ' ')
+echo "done in $(( $(date +%s) - START )) s"
