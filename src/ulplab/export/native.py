@@ -379,7 +379,14 @@ into a fresh / a reused output, two alternating runs each, sub-chunks of 128 aga
 against 1.620-1.703 / 1.374-1.453, erf 1.515-1.579 / 1.336-1.352 against 1.513-1.536 /
 1.273-1.296, log, sin, cos, tanh, sigmoid, silu and softplus within 2%. (Whole chunks of 2048:
 exp 0.378 into the reused output, the others as with 128.) The figures above for Intel's
-machines keep 128 there."""
+machines keep 128 there.
+Tried on the same VM and not kept (2026-11-27): each chunk computed into a buffer in L1 and
+written out by streaming (non-temporal) stores, which skip reading the output's lines before
+writing them. 2^24 inputs into a reused output, ns an element, two alternating runs, plain
+stores against streaming: one thread exp 0.250-0.257 against 0.278-0.285, log 0.273-0.276
+against 0.295-0.307, tanh 0.364-0.368 against 0.387-0.400; two threads exp 0.167-0.185 against
+0.143-0.173, log 0.184-0.186 against 0.158-0.195, tanh 0.196-0.206 against 0.204-0.223. The
+one-thread call, which the single-thread targets time, lost 8-11%."""
 
 FLAG_BITS = FLAG_NAN_BITS
 """A flagged result, either sign (``ulplab.kernels.core``)."""
