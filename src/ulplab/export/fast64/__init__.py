@@ -105,20 +105,19 @@ def counts(func: str, variant: str, amd_loop: bool = False) -> bool:
     return amd_loop and two_loops(func, variant)
 
 AVX512_PATHS = ("log", "log2", "log1p", "softplus", "tanh")
-"""The passes whose avx512 build holds two loops: gcc's vectorization of the generic loop,
-which reads the tables by gathers, and a loop written for AVX-512 registers whose tables are
-smaller and read by permutes of registers (each module's ``AVX512``; log's is its
-``LANES32_AVX512`` and ``LANES32_LOOP``: float32 lanes, ``AVX512_LANES``; tanh's has no
-table, a rational function instead of 1,185 entries: ``tanh.RATIONAL``). Which one runs is
-chosen at run time by the processor's vendor (``avx512_choice``): the permutes on AMD
-processors, where gathers are slow, the gathers elsewhere (on an Intel Xeon the float64
-permute loops of log2 and log1p were no faster, their permutes sharing one port with the
-loop's conversions; tanh's rational loop and its table were within that machine's noise of
-each other), except log's and softplus's float32 lanes, which run on every processor
-(``amd_everywhere``: on the 16-core Intel Xeon, one thread, 2^24, log 752-787 Melem/s
-against 473-655 by gathers, softplus 400-439 against 263-267;
-``benchmarks/bench_native.py --loops permutes|gathers`` forces one). The proofs sweep both
-(``benchmarks/verify_native.py --fast64``)."""
+"""The passes whose avx512 build holds two loops: gcc's vectorization of the generic loop, which
+reads the tables by gathers, and a loop written for AVX-512 registers whose tables are smaller
+and read by permutes of registers (each module's ``AVX512``; log's is its ``LANES32_AVX512`` and
+``LANES32_LOOP``: float32 lanes, ``AVX512_LANES``; tanh's has no table, a rational function
+instead of 1,185 entries: ``tanh.RATIONAL``). Which one runs is chosen at run time by the
+processor's vendor (``avx512_choice``): the permutes on AMD processors, where gathers are slow,
+the gathers elsewhere (on an Intel Xeon the float64 permute loops of log and log2 were no faster
+and log1p's within that machine's noise, their permutes sharing one port with the loop's
+conversions; tanh's rational loop and its table were within that machine's noise of each other),
+except log's and softplus's float32 lanes, which run on every processor (``amd_everywhere``: on
+the 16-core Intel Xeon, one thread, 2^24, log 752-787 Melem/s against 473-655 by gathers,
+softplus 400-439 against 263-267; ``benchmarks/bench_native.py --loops permutes|gathers`` forces
+one). The proofs sweep both (``benchmarks/verify_native.py --fast64``)."""
 
 AVX2_PATHS = ("tanh",)
 """The passes whose avx2 build holds two loops the same way (chosen by the vendor, set by
@@ -129,8 +128,9 @@ division is slower on Intel cores)."""
 
 
 def two_loops(func: str, variant: str) -> bool:
-    """Whether ``func``'s ``variant`` build holds two loops chosen by the vendor
-    (``AVX512_PATHS`` on avx512, ``AVX2_PATHS`` on avx2)."""
+    """Whether ``func``'s ``variant`` build holds two loops (``AVX512_PATHS`` on avx512,
+    ``AVX2_PATHS`` on avx2), the AMD loop running by default on AMD processors or, where
+    ``amd_everywhere``, on all."""
     return ((variant == "avx512" and func in AVX512_PATHS)
             or (variant == "avx2" and func in AVX2_PATHS))
 
