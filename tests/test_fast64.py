@@ -631,6 +631,22 @@ def test_the_two_loop_passes_are_these():
     assert fast64.amd_loop("tanh") == "rational" and fast64.amd_loop("log") == "permutes"
 
 
+def test_the_default_loop_asks_the_vendor_except_where_amd_everywhere():
+    """Read from the C, so that it holds whatever the host's vendor: log's and softplus's
+    avx512 choice defaults to their float32 lanes without asking the processor, the other
+    two-loop passes ask ``__builtin_cpu_is("amd")``."""
+    everywhere = {f for f in fast64.AVX512_PATHS if fast64.amd_everywhere(f, "avx512")}
+    assert everywhere == {"log", "softplus"} == set(fast64.AVX512_LANES)
+    for func in fast64.AVX512_PATHS:
+        # tanh's source holds its own choice (tanh._CHOICE: one for its avx512 and avx2 builds)
+        c = fast64.source(func) if func == "tanh" else fast64.avx512_choice(func)
+        asks = '__builtin_cpu_is("amd")' in c
+        assert asks == (func not in everywhere), func
+        assert ("if (permutes < 0) permutes = 1;" in c) == (func in everywhere), func
+        assert c in fast64.source(func)
+    assert not fast64.amd_everywhere("tanh", "avx2")
+
+
 @pytest.fixture
 def tables_by(request):
     """``set(func, permutes, variant="avx512")`` forces the loop of ``func``'s two-loop build
