@@ -339,3 +339,68 @@ def test_awkward_tensors_give_the_bits_of_a_contiguous_copy(dtype):
             got = det.gelu(t, threads=threads)
             assert isinstance(got, torch.Tensor) and got.shape == t.shape and got.dtype == tdt
             assert np.array_equal(bits(got.contiguous()), want), (name, threads)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_a_negative_view_gives_the_bits_of_its_values(dtype):
+    """torch's lazy negation (the negative bit, as ``torch.Tensor._neg_view`` and the conjugate
+    views of real ops leave it): the bits of the resolved tensor, forward and derivative
+    (``.numpy()`` refuses such a tensor; det resolves it first)."""
+    x = torch.linspace(-6, 6, 50, dtype=torch.float32).to(getattr(torch, dtype))
+    view = x._neg_view()
+    assert view.is_neg()
+    want = bits(det.gelu(view.resolve_neg()))
+    assert np.array_equal(bits(det.gelu(view)), want)
+    if dtype == "float32":
+        assert np.array_equal(bits(det.derivative("gelu", view)),
+                              bits(det.derivative("gelu", view.resolve_neg())))
+
+
+def test_sparse_and_nested_tensors_are_usage_errors():
+    """Before 2026-11-27 these ended in torch's own RuntimeErrors ("unsupported memory format
+    option Contiguous", "NestedTensorImpl doesn't support sizes")."""
+    import warnings
+
+    dense = torch.ones(2, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's prototype and beta warnings
+        nested = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
+        csr = dense.to_sparse_csr()
+    for t, kind in ((dense.to_sparse(), "sparse_coo"), (csr, "sparse_csr"), (nested, "nested")):
+        for call in (det.exp, det.gelu, det.softmax):
+            with pytest.raises(UsageError, match=f"dense tensor, not a {kind} one") as e:
+                call(t)
+            assert "\n" not in str(e.value)
+
+
+def test_a_masked_array_keeps_its_mask():
+    """As NumPy's ufuncs do: every value computed (the masked ones too: det handles every
+    input), the result a masked array with a copy of the input's mask. det.softmax refuses one
+    (which entries a masked row normalizes over is the caller's choice)."""
+    data = np.linspace(-3, 3, 8, dtype=np.float32)
+    mask = np.array([0, 1, 0, 0, 1, 0, 0, 0], bool)
+    x = np.ma.MaskedArray(data, mask=mask)
+    y = det.tanh(x)
+    assert isinstance(y, np.ma.MaskedArray) and np.array_equal(np.ma.getmaskarray(y), mask)
+    assert np.array_equal(bits(np.ma.getdata(y)), bits(det.tanh(data)))
+    y.mask[0] = True
+    assert not x.mask[0]  # a copy, not the input's mask
+    assert np.ma.getmaskarray(det.exp(np.ma.MaskedArray(data))).shape == data.shape
+    with pytest.raises(UsageError, match="not a masked one"):
+        det.softmax(x)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: det.table(np.ones(3), "bfloat16"),
+    lambda: det.table("gelu", np.ones(3)),
+    lambda: det.formats(np.ones((40, 40))),
+    lambda: det.float32_kernel(["gelu"]),
+    lambda: det.apply("exp", np.ones(3, np.float32), rounding=np.ones((40, 40))),
+    lambda: det.derivative(np.ones(3), np.ones(3, np.float32)),
+])
+def test_a_non_string_name_is_one_line(call):
+    """A name given as an array (or list) used to be put into the message by its repr, many
+    lines long (or a bare "unhashable type")."""
+    with pytest.raises(UsageError) as e:
+        call()
+    assert "\n" not in str(e.value) and len(str(e.value)) < 400

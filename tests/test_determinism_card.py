@@ -106,6 +106,14 @@ def test_cli_writes_the_determinism_card(tmp_path, capsys):
     (["determinism", "--card", "--backends", "mxnet"], "unknown backend 'mxnet'"),
     (["determinism", "--card", "--time-limit", "0"], "positive number of seconds"),
     (["determinism", "exp", "--card"], "give --functions, not FUNC"),
+    # options of the other mode are refused, not ignored (the card used to run for minutes
+    # with --rounding or --samples silently dropped)
+    (["determinism", "--card", "--rounding", "float8_e4m3fn"], "--rounding applies without"),
+    (["determinism", "--card", "--rounding", "odd"], "--rounding applies without --card"),
+    (["determinism", "--card", "--samples", "1000"], "--samples applies without --card"),
+    (["determinism", "exp", "--functions", "exp"], "--functions applies with --card only"),
+    (["determinism", "exp", "--format", "float16"], "--format applies with --card only"),
+    (["determinism", "exp", "--time-limit", "5"], "--time-limit applies with --card only"),
 ])
 def test_determinism_card_bad_input(capsys, argv, needle):
     one_line_error(capsys, argv, needle)

@@ -586,7 +586,7 @@ def _determinism_card(args: argparse.Namespace) -> int:
 
     if args.func is not None:
         raise UsageError("--card covers the card's functions: give --functions, not FUNC")
-    fmt = _exhaustive_format(args.format)
+    fmt = _exhaustive_format("bfloat16" if args.format is None else args.format)
     names = (_backend_list(args.backends) if args.backends is not None
              else list(DEFAULT_BACKENDS))
     for b in names:
@@ -601,7 +601,8 @@ def _determinism_card(args: argparse.Namespace) -> int:
     if args.json:
         check_writable(args.json)
     say = None if args.quiet else (lambda what: print(f"determinism: {what}", file=sys.stderr))
-    data = determinism_card(fmt.name, funcs, names, time_limit=args.time_limit,
+    data = determinism_card(fmt.name, funcs, names,
+                            time_limit=300.0 if args.time_limit is None else args.time_limit,
                             command=" ".join(["ulplab", args.command, *args.argv]), progress=say)
     rows = []
     for r in data["rows"]:
@@ -628,8 +629,17 @@ def cmd_determinism(args: argparse.Namespace) -> int:
     from ulplab.progress import steps
     from ulplab.report import simple_table
 
+    card_only = {"--format": args.format, "--functions": args.functions,
+                 "--time-limit": args.time_limit}
+    kernel_only = {"--samples": args.samples, "--rounding": args.rounding}
+    wrong = [k for k, v in (kernel_only if args.card else card_only).items() if v is not None]
+    if wrong:
+        raise UsageError(f"{wrong[0]} applies " + ("without --card (the exported kernels' bits)"
+                                                   if args.card else "with --card only"))
     if args.card:
         return _determinism_card(args)
+    args.samples = 10_000_000 if args.samples is None else args.samples
+    args.rounding = "float32" if args.rounding is None else args.rounding
     if args.func is None:
         raise UsageError("give a function (the exported kernels' bits), or --card")
     get_function(args.func)
@@ -872,14 +882,16 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the determinism card: per framework and function, inputs whose bits "
                     "change with the thread count, position (lengths 1..65, offsets), batch "
                     "shape, ISA level and eager vs compiled")
-    de.add_argument("--format", default="bfloat16", help="with --card: the format swept")
+    de.add_argument("--format", help="with --card: the format swept (default bfloat16)")
     de.add_argument("--functions", help="with --card: comma-separated (default: the card's "
                     "gelu, gelu_tanh, silu, sigmoid, tanh, exp, log, erf, softplus, sin, cos)")
-    de.add_argument("--time-limit", type=_positive_seconds, default=300.0, metavar="S",
-                    help="with --card: seconds a backend's child process may take per call")
-    de.add_argument("--samples", type=whole(1, MAX_MEMORY_SAMPLES), default=10_000_000,
-                    help="random float32 inputs besides the fixed sets (default 10^7)")
-    de.add_argument("--rounding", default="float32", help="float32 (default) or odd")
+    de.add_argument("--time-limit", type=_positive_seconds, metavar="S",
+                    help="with --card: seconds a backend's child process may take per call "
+                    "(default 300)")
+    de.add_argument("--samples", type=whole(1, MAX_MEMORY_SAMPLES),
+                    help="without --card: random float32 inputs besides the fixed sets "
+                    "(default 10^7)")
+    de.add_argument("--rounding", help="without --card: float32 (default) or odd")
     de.add_argument("--json", help="write backend, checked, mismatches as JSON")
     de.add_argument("--quiet", action="store_true", help="no progress bar")
     de.set_defaults(run=cmd_determinism)

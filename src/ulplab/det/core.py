@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ulplab.errors import UsageError
+from ulplab.errors import UsageError, check_name, shown
 from ulplab.kernels import registry
 
 FUNCTIONS = registry.functions()
@@ -89,8 +89,8 @@ def table(func: str, fmt: str, proved_only: bool = True) -> np.ndarray:
     """Bits of the det result for every bit pattern of ``fmt`` (uint16 or uint8, indexed by the
     input's bits): the kernel's float32 round-to-odd rounded to ``fmt`` (nearest-even), from the
     disk cache or built. ``proved_only``: refuse a format the registry has not proved."""
-    if proved_only and fmt not in formats(func):
-        raise UsageError(f"det.{func} is not proved correctly rounded in {fmt}; proved: "
+    if proved_only and (not isinstance(fmt, str) or fmt not in formats(func)):
+        raise UsageError(f"det.{func} is not proved correctly rounded in {shown(fmt)}; proved: "
                          f"{', '.join(formats(func))}")
     return _table(func, fmt)
 
@@ -115,8 +115,8 @@ def _table(func: str, fmt: str) -> np.ndarray:
 
 def _check(func: str, rounding: str) -> None:
     registry.get(func)
-    if rounding not in ROUNDINGS:
-        raise UsageError(f"unknown rounding {rounding!r}; valid: {', '.join(ROUNDINGS)}")
+    if not isinstance(rounding, str) or rounding not in ROUNDINGS:
+        check_name("rounding", rounding, ROUNDINGS)
 
 
 def _format_name(func: str, dtype: Any) -> str:
@@ -157,6 +157,12 @@ def _torch_threads(threads: int | None) -> int:
 def _torch(func: str, x: Any, rounding: str, threads: int | None) -> Any:
     import torch
 
+    if x.layout is not torch.strided or x.is_nested:
+        kind = "nested" if x.is_nested else str(x.layout).removeprefix("torch.")
+        hint = "one call per .unbind() component" if x.is_nested else ".to_dense() first"
+        raise UsageError(f"det.{func} takes a dense tensor, not a {kind} one ({hint})")
+    if x.is_neg():  # a lazy negation (torch's negative bit): its values, resolved
+        x = x.resolve_neg()
     threads = _torch_threads(threads)
     if x.requires_grad and torch.is_grad_enabled():
         return _autograd(func, rounding).apply(x, threads)
@@ -376,6 +382,9 @@ def apply(func: str, x: Any, rounding: str = "float32", threads: int | None = No
     jax = sys.modules.get("jax")
     if jax is not None and isinstance(x, jax.Array):
         return _jax(func, x, rounding, count)
+    if isinstance(x, np.ma.MaskedArray):  # every value computed, the mask kept (as a ufunc)
+        out = _numpy(func, np.ma.getdata(x), rounding, count)
+        return np.ma.MaskedArray(out, mask=np.ma.getmaskarray(x).copy())
     if isinstance(x, np.ndarray | np.generic):
         out = _numpy(func, np.asarray(x), rounding, count)
         return out[()] if isinstance(x, np.generic) else out
@@ -432,9 +441,12 @@ def derivative(func: str, x: np.ndarray, threads: int | None = None) -> np.ndarr
     sin -> cos, cos -> -sin, softplus -> sigmoid: rounded to bfloat16 or float16 it is the
     correctly rounded f'(x)), else the formula of ``FORMULAS``. ``threads``: of the derivative
     kernel (the formulas' own operations run on one)."""
-    if func not in DIFFERENTIABLE:
-        raise UsageError(f"det.{func} has no derivative; differentiable: "
-                         f"{', '.join(sorted(DIFFERENTIABLE))}")
+    if not isinstance(func, str) or func not in DIFFERENTIABLE:
+        raise UsageError(f"det.{shown(func) if not isinstance(func, str) else func} has no "
+                         f"derivative; differentiable: {', '.join(sorted(DIFFERENTIABLE))}")
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):  # its values, on the host
+        x = x.detach().resolve_neg().resolve_conj().cpu()
     x = np.ascontiguousarray(x, dtype=np.float32)
     with np.errstate(all="ignore"):
         kernel = registry.get(func).derivative

@@ -106,6 +106,9 @@ def softmax_torch(x: Any, threads: int | None = None) -> Any:
 
     if x.dtype != torch.float32 or x.device.type != "cpu":
         raise UsageError("det softmax takes a float32 CPU tensor")
+    if x.layout is not torch.strided or x.is_nested:
+        kind = "nested" if x.is_nested else str(x.layout).removeprefix("torch.")
+        raise UsageError(f"det softmax takes a dense tensor, not a {kind} one")
     if x.ndim == 0:
         raise UsageError("softmax needs at least one axis")
     x = x.detach()
@@ -254,6 +257,9 @@ def softmax(x: Any, threads: int | None = None) -> Any:
     jax = sys.modules.get("jax")
     if jax is not None and isinstance(x, jax.Array):
         return softmax_jax(x, threads)
+    if isinstance(x, np.ma.MaskedArray):  # which entries a masked row normalizes over is a
+        raise UsageError("det softmax takes a plain array, not a masked one (its mask would "
+                         "be ignored; fill the masked entries with -inf instead)")  # choice
     if isinstance(x, np.ndarray) and x.dtype == np.float32:
         return softmax_numpy(x, threads=threads)
     raise UsageError(f"det softmax takes float32 (NumPy, PyTorch or JAX); got {type(x).__name__}"

@@ -47,7 +47,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ulplab.errors import UsageError
+from ulplab.errors import ArgumentTypeError, UsageError, shown
 
 ENTRY_POINTS = ("float32", "odd")
 """``float32``: correctly rounded float32 (what ``det`` means); ``odd``: float32 round-to-odd."""
@@ -175,6 +175,9 @@ def functions() -> tuple[str, ...]:
 
 
 def get(function: str) -> Kernel:
+    if not isinstance(function, str):
+        raise ArgumentTypeError(f"a det kernel is named by a string ({', '.join(functions())});"
+                                f" got {shown(function)}")
     try:
         return kernels()[function]
     except KeyError:

@@ -74,6 +74,20 @@ against 0.83 (the plain loop), so the division's share is a tenth; the loop issu
 vector operations for 8 inputs at about 2 a cycle, and this VM runs FMAs and additions on the
 same two pipes (independent ymm FMAs 0.57 cycle each, ymm additions 0.51, FMAs and additions
 mixed 0.60; integer logic 0.26; ymm vdivpd one per 4.1 cycles).
+Why the avx512 loop keeps one rational function over the whole range (measured 2026-11-27 on
+the same VM; not built): the marginal cost of eight independent zmm operations added to a loop
+of sixteen independent FMAs (2.0 ns alone, two FMAs a cycle), in FMA slots each: vpermpd with
+a varying index 0.63, vpermt2pd 1.27, vblendmpd 0.25, vpaddq 0.23, vcvtps2pd 0.3, vmulpd 0.9,
+vaddpd 0.5; vdivpd runs one per 3.9 cycles beside the FMAs (a division in place of a product
+cost about two slots more). A split of [0, 9.25] into pieces with their own coefficients has
+to cost less than the FMAs it saves: minimax rational functions of relative error in z
+(``ulplab.fit.rational.rational_remez``) reach 2^-36.4 to 2^-50 on eight pieces (a in [0, 1],
+[1, 1.5], [1.5, 2], [2, 3], [3, 4], [4, 6], [6, 8], [8, 9.25]; the piece from a's bits by a
+shift and a maximum) with degrees (3, 4) on the hardest, [4, 6]: 7 FMAs and 8 coefficient
+permutes a lane (about 12 slots) against 11 FMAs. Two pieces by blends fail on accuracy: no
+rational function of degrees up to (4, 4) reaches 2^-31 on an upper piece (a in [4, 9.25]: in
+z 2^-30.6; [2, 9.25]: in z 2^-26.6, in a 2^-21.6, (5, 4) in a 2^-23.7), because tanh nears 1
+exponentially there, while on [0, 2] (3, 4) in z reaches 2^-46.5.
 """
 
 from __future__ import annotations
