@@ -44,7 +44,10 @@ Arrays of any layout: strided, transposed, misaligned (a view at an odd byte off
 zero-size and 0-d arrays give the bits of a contiguous copy, in x's shape (a NumPy scalar gives
 a scalar); one aligned contiguous copy is made where needed, and x is never written. A
 big-endian array (``>f4``, ``>f2``) gives its result in the native byte order (dtype float32,
-float16), with the same bits as a native copy.
+float16), with the same bits as a native copy. A NumPy masked array gives a masked array with a
+copy of its mask (every value computed, as NumPy's ufuncs do; ``softmax`` refuses one); a
+PyTorch tensor with the negative bit set (a lazy negation) gives the bits of its values; sparse
+and nested tensors are ``UsageError`` (one line: ``.to_dense()`` first).
 
 Autograd: a PyTorch tensor that requires grad gets a result with a ``grad_fn`` for every
 function with a derivative (``det.derivative``: the registry's derivative kernel where there is
