@@ -4,7 +4,8 @@
 # unless set) and is skipped when under 40 s are left, so the results written before it come
 # back whatever happens. Each result goes to $OUT (or ./lent-out) as it comes, at most eight
 # files (what a device call returns): the machine's environment; bench_native on all threads
-# (one-thread and all-thread columns, reused outputs, the bfloat16 row); the two-loop passes
+# (one-thread and all-thread columns, reused outputs, the bfloat16 row); where one thread's time
+# goes for gelu, erf and tanh (`--overhead`, as AVX-512 and as AVX2); the two-loop passes
 # (log, softplus, tanh) on the AMD loops (`--loops permutes`), which Intel processors run only
 # for log and softplus by default; the run as an AVX2 machine; on 2 threads (the 1 -> 2
 # scaling); the nine other kernels; the float64 first passes against the float32 kernel on
@@ -44,6 +45,16 @@ AS_AVX2=(env ULPLAB_MAX_ISA=avx2 ATEN_CPU_CAPABILITY=avx2
          "NPY_DISABLE_CPU_FEATURES=X86_V4 AVX512_ICL AVX512_SPR")
 B=benchmarks/bench_native.py
 step python3 $B --runs 5 --reused-output --json "$OUT/avx512-T16.json"
+# where one thread's time goes (the pass alone, the runner, fresh and reused outputs, 2^12 to
+# 2^24) for the kernels still above their peer on Intel (gelu, tanh) and erf beside them, as
+# AVX-512 and as AVX2, merged into one file (about 5 s each on the EPYC VM)
+step python3 $B --overhead --funcs gelu,erf,tanh --runs 5 --json /tmp/overhead-avx512.json
+step "${AS_AVX2[@]}" python3 $B --overhead --funcs gelu,erf,tanh --runs 5 \
+  --json /tmp/overhead-avx2.json
+python3 -c 'import json, sys, os
+d = {v: json.load(open(f"/tmp/overhead-{v}.json")) for v in ("avx512", "avx2")
+     if os.path.exists(f"/tmp/overhead-{v}.json")}
+json.dump(d, open(sys.argv[1], "w"), indent=1)' "$OUT/overhead.json"
 step python3 $B --runs 5 --reused-output --funcs log,softplus,tanh --loops permutes \
   --json "$OUT/avx512-T16-permutes.json"
 step "${AS_AVX2[@]}" python3 $B --runs 5 --reused-output --json "$OUT/as-avx2-T16.json"
