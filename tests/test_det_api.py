@@ -397,6 +397,11 @@ def test_a_masked_array_keeps_its_mask():
     lambda: det.float32_kernel(["gelu"]),
     lambda: det.apply("exp", np.ones(3, np.float32), rounding=np.ones((40, 40))),
     lambda: det.derivative(np.ones(3), np.ones(3, np.float32)),
+    # values that are not real numbers: the imaginary part used to be dropped with a warning,
+    # an object array to give NaN
+    lambda: det.derivative("gelu", np.ones(3, np.complex64)),
+    lambda: det.derivative("gelu", np.array([None, 1.0])),
+    lambda: det.derivative("gelu", np.array(["1.0"])),
 ])
 def test_a_non_string_name_is_one_line(call):
     """A name given as an array (or list) used to be put into the message by its repr, many

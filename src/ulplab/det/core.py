@@ -154,15 +154,23 @@ def _torch_threads(threads: int | None) -> int:
     return threads if threads is not None else torch.get_num_threads()
 
 
-def _torch(func: str, x: Any, rounding: str, threads: int | None) -> Any:
+def dense_tensor(x: Any, what: str) -> Any:
+    """PyTorch tensor ``x`` as det's paths read it: a sparse or nested one is a ``UsageError``
+    naming ``what`` (the caller), a lazy negation (torch's negative bit, which ``.numpy()``
+    refuses) is resolved to its values."""
     import torch
 
     if x.layout is not torch.strided or x.is_nested:
         kind = "nested" if x.is_nested else str(x.layout).removeprefix("torch.")
         hint = "one call per .unbind() component" if x.is_nested else ".to_dense() first"
-        raise UsageError(f"det.{func} takes a dense tensor, not a {kind} one ({hint})")
-    if x.is_neg():  # a lazy negation (torch's negative bit): its values, resolved
-        x = x.resolve_neg()
+        raise UsageError(f"{what} takes a dense tensor, not a {kind} one ({hint})")
+    return x.resolve_neg() if x.is_neg() else x
+
+
+def _torch(func: str, x: Any, rounding: str, threads: int | None) -> Any:
+    import torch
+
+    x = dense_tensor(x, f"det.{func}")
     threads = _torch_threads(threads)
     if x.requires_grad and torch.is_grad_enabled():
         return _autograd(func, rounding).apply(x, threads)
@@ -442,11 +450,15 @@ def derivative(func: str, x: np.ndarray, threads: int | None = None) -> np.ndarr
     correctly rounded f'(x)), else the formula of ``FORMULAS``. ``threads``: of the derivative
     kernel (the formulas' own operations run on one)."""
     if not isinstance(func, str) or func not in DIFFERENTIABLE:
-        raise UsageError(f"det.{shown(func) if not isinstance(func, str) else func} has no "
-                         f"derivative; differentiable: {', '.join(sorted(DIFFERENTIABLE))}")
+        name = func if isinstance(func, str) else shown(func)
+        raise UsageError(f"det.{name} has no derivative; differentiable: "
+                         f"{', '.join(sorted(DIFFERENTIABLE))}")
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(x, torch.Tensor):  # its values, on the host
-        x = x.detach().resolve_neg().resolve_conj().cpu()
+        x = dense_tensor(x, "det.derivative").detach().cpu()
+    x = np.asarray(x)
+    if x.dtype.kind in "cOUSMm":  # complex (the imaginary part would be dropped), objects,
+        raise UsageError(f"det.derivative takes real float32 values; got {x.dtype}")  # text
     x = np.ascontiguousarray(x, dtype=np.float32)
     with np.errstate(all="ignore"):
         kernel = registry.get(func).derivative

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ulplab.det.core import apply, check_threads, float32_kernel
+from ulplab.det.core import apply, check_threads, dense_tensor, float32_kernel
 from ulplab.errors import UsageError
 
 TINY = np.float32(np.uint32(0x00800000).view(np.float32))  # 2^-126, the smallest normal
@@ -106,9 +106,7 @@ def softmax_torch(x: Any, threads: int | None = None) -> Any:
 
     if x.dtype != torch.float32 or x.device.type != "cpu":
         raise UsageError("det softmax takes a float32 CPU tensor")
-    if x.layout is not torch.strided or x.is_nested:
-        kind = "nested" if x.is_nested else str(x.layout).removeprefix("torch.")
-        raise UsageError(f"det softmax takes a dense tensor, not a {kind} one")
+    x = dense_tensor(x, "det softmax")
     if x.ndim == 0:
         raise UsageError("softmax needs at least one axis")
     x = x.detach()
