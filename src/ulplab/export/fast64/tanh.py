@@ -76,7 +76,8 @@ same two pipes (independent ymm FMAs 0.57 cycle each, ymm additions 0.51, FMAs a
 mixed 0.60; integer logic 0.26; ymm vdivpd one per 4.1 cycles).
 Why the avx512 loop keeps one rational function over the whole range (measured 2026-11-27 on
 the same VM; not built): the marginal cost of eight independent zmm operations added to a loop
-of sixteen independent FMAs (2.0 ns alone, two FMAs a cycle), in FMA slots each: vpermpd with
+of sixteen independent FMAs (``benchmarks/op_costs.c``; 2.0 ns alone, two FMAs a cycle), in FMA
+slots each: vpermpd with
 a varying index 0.63, vpermt2pd 1.27, vblendmpd 0.25, vpaddq 0.23, vcvtps2pd 0.3, vmulpd 0.9,
 vaddpd 0.5; vdivpd runs one per 3.9 cycles beside the FMAs (a division in place of a product
 cost about two slots more). A split of [0, 9.25] into pieces with their own coefficients has
